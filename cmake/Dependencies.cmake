@@ -1,0 +1,15 @@
+# Third-party dependencies, all from Debian packages (scripts/setup.sh installs them).
+find_package(Threads REQUIRED)
+find_package(SQLite3 REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
+  add_library(CLI11::CLI11 INTERFACE IMPORTED)
+  target_include_directories(CLI11::CLI11 INTERFACE ${CLI11_INCLUDE_DIR})
+endif()
+find_package(spdlog REQUIRED)
+find_package(Boost 1.74 REQUIRED)   # header-only: Boost.Accumulators
+if(AMDAHL_BUILD_TESTS)
+  find_package(doctest REQUIRED)
+endif()

@@ -1,0 +1,198 @@
+// Encoding and decoding of part files: a header, then one section per record vector, each a
+// tag, a count and the records' fields in visit_fields order (little-endian, fixed width).
+#include "amdahl/format/part_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <type_traits>
+
+#include "amdahl/format/fields.hpp"
+
+namespace amdahl::format {
+namespace {
+
+enum class Tag : std::uint8_t {
+  Strings = 1, Processes, Threads, Categories, Ranges, Marks, ApiCalls, GpuOps, Syncs, Devices,
+  Diagnostics, End = 0xff
+};
+
+class Encoder {
+ public:
+  template <class T> void put(T v) {
+    if constexpr (std::is_enum_v<T>) {
+      put(static_cast<std::underlying_type_t<T>>(v));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      put(static_cast<std::uint8_t>(v ? 1 : 0));
+    } else {
+      static_assert(std::is_arithmetic_v<T>);
+      char b[sizeof(T)];
+      std::memcpy(b, &v, sizeof(T));  // x86-64 and aarch64 are little-endian
+      out_.append(b, sizeof(T));
+    }
+  }
+  void put_string(const std::string& s) {
+    put(static_cast<std::uint32_t>(s.size()));
+    out_.append(s);
+  }
+  template <class Rec> void section(Tag tag, const std::vector<Rec>& v) {
+    put(tag);
+    put(static_cast<std::uint64_t>(v.size()));
+    for (const Rec& r : v) visit_fields(const_cast<Rec&>(r), [this](auto& f) { put(f); });
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Decoder {
+ public:
+  explicit Decoder(const std::string& b) : b_(b) {}
+  template <class T> void get(T& v) {
+    if constexpr (std::is_enum_v<T>) {
+      std::underlying_type_t<T> u{};
+      get(u);
+      v = static_cast<T>(u);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      std::uint8_t u = 0;
+      get(u);
+      v = u != 0;
+    } else {
+      need(sizeof(T));
+      std::memcpy(&v, b_.data() + pos_, sizeof(T));
+      pos_ += sizeof(T);
+    }
+  }
+  std::string get_string() {
+    std::uint32_t n = 0;
+    get(n);
+    need(n);
+    std::string s = b_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  template <class Rec> void section(std::vector<Rec>& v, std::size_t min_bytes_per_record) {
+    std::uint64_t n = 0;
+    get(n);
+    if (n > (b_.size() - pos_) / min_bytes_per_record + 1) throw PartError("part file is corrupt: record count too large");
+    v.resize(static_cast<std::size_t>(n));
+    for (Rec& r : v) visit_fields(r, [this](auto& f) { get(f); });
+  }
+  void need(std::size_t n) const {
+    if (b_.size() - pos_ < n) throw PartError("part file is truncated");
+  }
+  std::size_t pos() const { return pos_; }
+  void skip(std::size_t n) { need(n); pos_ += n; }
+
+ private:
+  const std::string& b_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string encode_part(const RecordSet& rs) {
+  Encoder e;
+  for (char c : kPartMagic) e.put(c);
+  e.put(kPartVersion);
+  e.put(Tag::Strings);
+  e.put(static_cast<std::uint64_t>(rs.strings.size()));
+  for (const auto& s : rs.strings) e.put_string(s);
+  e.section(Tag::Processes, rs.processes);
+  e.section(Tag::Threads, rs.threads);
+  e.section(Tag::Categories, rs.categories);
+  e.section(Tag::Ranges, rs.ranges);
+  e.section(Tag::Marks, rs.marks);
+  e.section(Tag::ApiCalls, rs.api_calls);
+  e.section(Tag::GpuOps, rs.gpu_ops);
+  e.section(Tag::Syncs, rs.syncs);
+  e.section(Tag::Devices, rs.devices);
+  e.section(Tag::Diagnostics, rs.diagnostics);
+  e.put(Tag::End);
+  return e.take();
+}
+
+RecordSet decode_part(const std::string& bytes) {
+  Decoder d(bytes);
+  if (bytes.size() < sizeof(kPartMagic) + 4 || std::memcmp(bytes.data(), kPartMagic, sizeof(kPartMagic)) != 0)
+    throw PartError("not an amdahl part file (bad magic)");
+  d.skip(sizeof(kPartMagic));
+  std::uint32_t version = 0;
+  d.get(version);
+  if (version > kPartVersion)
+    throw PartError("part file version " + std::to_string(version) + " is newer than this amdahl reads (" +
+                    std::to_string(kPartVersion) + ")");
+  RecordSet rs;
+  rs.strings.clear();
+  for (;;) {
+    Tag tag{};
+    d.get(tag);
+    switch (tag) {
+      case Tag::Strings: {
+        std::uint64_t n = 0;
+        d.get(n);
+        if (n > bytes.size()) throw PartError("part file is corrupt: string count too large");
+        rs.strings.reserve(static_cast<std::size_t>(n));
+        for (std::uint64_t i = 0; i < n; ++i) rs.strings.push_back(d.get_string());
+        break;
+      }
+      case Tag::Processes: d.section(rs.processes, 8); break;
+      case Tag::Threads: d.section(rs.threads, 8); break;
+      case Tag::Categories: d.section(rs.categories, 8); break;
+      case Tag::Ranges: d.section(rs.ranges, 8); break;
+      case Tag::Marks: d.section(rs.marks, 8); break;
+      case Tag::ApiCalls: d.section(rs.api_calls, 8); break;
+      case Tag::GpuOps: d.section(rs.gpu_ops, 8); break;
+      case Tag::Syncs: d.section(rs.syncs, 8); break;
+      case Tag::Devices: d.section(rs.devices, 8); break;
+      case Tag::Diagnostics: d.section(rs.diagnostics, 8); break;
+      case Tag::End:
+        if (rs.strings.empty() || !rs.strings[0].empty()) throw PartError("part file is corrupt: bad string table");
+        return rs;
+      default: throw PartError("part file is corrupt: unknown section " + std::to_string(static_cast<int>(tag)));
+    }
+  }
+}
+
+bool write_part(const RecordSet& rs, const std::string& path, std::string* error) noexcept {
+  try {
+    const std::string bytes = encode_part(rs);
+    const std::string tmp = path + ".tmp";
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) {
+      if (error) *error = "cannot open " + tmp + ": " + std::strerror(errno);
+      return false;
+    }
+    const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+    const bool closed = std::fclose(f) == 0;
+    if (!ok || !closed) {
+      if (error) *error = "cannot write " + tmp + ": " + std::strerror(errno);
+      std::remove(tmp.c_str());
+      return false;
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      if (error) *error = "cannot rename " + tmp + ": " + std::strerror(errno);
+      std::remove(tmp.c_str());
+      return false;
+    }
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
+    return false;
+  } catch (...) {
+    if (error) *error = "unknown error";
+    return false;
+  }
+}
+
+RecordSet read_part(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw PartError("cannot open part file " + path);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return decode_part(bytes);
+}
+
+}  // namespace amdahl::format

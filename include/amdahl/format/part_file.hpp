@@ -1,0 +1,32 @@
+// The binary part file one process's collector writes at exit (see docs/profile-format.md,
+// "Part files"). Little-endian, versioned, sections of fixed field lists; written to a
+// temporary name and renamed, so a part under its final name is complete.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "amdahl/format/records.hpp"
+
+namespace amdahl::format {
+
+inline constexpr char kPartMagic[8] = {'A', 'M', 'D', 'P', 'A', 'R', 'T', '1'};
+inline constexpr std::uint32_t kPartVersion = 1;
+
+// Thrown by read_part for a missing, truncated, corrupt or newer-version part.
+class PartError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Serialises `rs` into bytes (exposed for tests and for writers that do their own IO).
+std::string encode_part(const RecordSet& rs);
+// Parses bytes made by encode_part. Throws PartError.
+RecordSet decode_part(const std::string& bytes);
+
+// Writes `path`.tmp then renames it to `path`. Never throws; false and `error` on failure.
+bool write_part(const RecordSet& rs, const std::string& path, std::string* error) noexcept;
+// Reads a whole part file. Throws PartError.
+RecordSet read_part(const std::string& path);
+
+}  // namespace amdahl::format

@@ -1,0 +1,38 @@
+// The SQLite profile (.amdahl): saving a merged RecordSet with its metadata, and loading it
+// back. Schema and versioning: docs/profile-format.md. SQL only through prepared statements.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "amdahl/format/records.hpp"
+
+namespace amdahl::format {
+
+inline constexpr int kProfileFormatVersion = 1;
+
+// Bad input: missing file, not SQLite, truncated/corrupt, wrong or newer format version.
+// The CLI maps it to exit code 2.
+class ProfileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Profile {
+  std::map<std::string, std::string> meta;  // format_version, command, host, clock, created, exit_code, ...
+  RecordSet records;                         // ids are profile-wide
+};
+
+// Writes `path`.tmp then renames; refuses to replace an existing file unless `overwrite`.
+// Throws ProfileError on failure.
+void save_profile(const Profile& profile, const std::string& path, bool overwrite);
+
+// Loads a whole profile. Throws ProfileError with one clear sentence on bad input.
+Profile load_profile(const std::string& path);
+
+// Merges per-process parts into one RecordSet with a single string table (ids remapped,
+// range parents re-based to indices in the merged vector).
+RecordSet merge_parts(const std::vector<RecordSet>& parts);
+
+}  // namespace amdahl::format

@@ -1,0 +1,42 @@
+// The process-wide collector core shared by the NVTX injection and the CUPTI collector:
+// the clock, string interning, per-thread record buffers, diagnostics and the part written at
+// exit (and after fork, by the child). Implemented in collector_core.cpp (owned by the NVTX
+// collector); the CUPTI side only uses what is declared here.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "amdahl/format/records.hpp"
+
+namespace amdahl::profiler {
+
+// One clock for everything: CLOCK_MONOTONIC in nanoseconds. CUPTI is given this same clock
+// through its timestamp callback.
+std::int64_t now_ns() noexcept;
+
+// OS thread id of the caller (cached per thread; refreshed after fork).
+std::uint64_t current_tid() noexcept;
+
+// Interns a string into the process's string table; thread-safe (takes a lock, so callers on
+// hot paths cache the id). Returns format::kNoString for an empty string.
+format::StrId intern(std::string_view s) noexcept;
+
+// Counts a problem into the part's diagnostics (key, e.g. "nvtx.unbalanced_pop").
+void count_diagnostic(std::string_view key, std::uint64_t n = 1) noexcept;
+
+// Whether the collector is recording in this process (AMDAHL_PART_DIR set and usable).
+bool collector_enabled() noexcept;
+
+// A hook run when the part is about to be written (at exit, or on an explicit flush): it
+// appends its records (GPU ops, API calls, syncs, devices) to `out`, interning names through
+// intern() above (the core fills out.strings from the table after all hooks ran). Hooks run
+// with no collector lock held; registration is thread-safe. At most 8 hooks.
+using PartHook = void (*)(format::RecordSet& out) noexcept;
+void register_part_hook(PartHook hook) noexcept;
+
+// Writes this process's part now (idempotent: a second call writes only if new records came).
+// Called at exit; the CUPTI side calls it on cudaDeviceReset and on exit().
+void write_part_now() noexcept;
+
+}  // namespace amdahl::profiler

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages amdahl's build and tests need. Idempotent: installs only what
+# is missing. The CUDA toolkit (nvcc, CUPTI, NVTX headers, cuDNN) is not installed here: the
+# CUDA parts build when it is present and are skipped otherwise.
+set -euo pipefail
+pkgs=(cmake g++ make libsqlite3-dev sqlite3 libcli11-dev nlohmann-json3-dev libspdlog-dev
+      libfmt-dev libboost-dev doctest-dev python3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
