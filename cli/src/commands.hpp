@@ -1,0 +1,22 @@
+// The `amdahl` subcommands. Each command file registers its CLI11 subcommand; its callback
+// stores the exit code in `exit_code`. Commands throw typed errors (format::ProfileError,
+// analysis errors, UsageError) and main() maps them to exit codes and one clear line.
+#pragma once
+
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+
+namespace amdahl::cli {
+
+// A usage error found after parsing (bad STAGE=FACTOR, conflicting options): exit code 1.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+void register_profile_command(CLI::App& app, int& exit_code);   // profile_command.cpp
+void register_report_command(CLI::App& app, int& exit_code);    // report_command.cpp
+void register_whatif_command(CLI::App& app, int& exit_code);    // whatif_command.cpp
+
+}  // namespace amdahl::cli

@@ -1,0 +1,39 @@
+// Entry point of `amdahl`: registers the subcommands, parses, runs, and maps errors to exit
+// codes (0 success, 1 usage error, 2 bad input) with one clear line on stderr.
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "amdahl/analysis/errors.hpp"
+#include "amdahl/format/profile_store.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"amdahl: find the bottleneck of a training run and project what a faster stage buys"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  amdahl::cli::register_profile_command(app, exit_code);
+  amdahl::cli::register_report_command(app, exit_code);
+  amdahl::cli::register_whatif_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 1;
+  } catch (const amdahl::cli::UsageError& e) {
+    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    return 1;
+  } catch (const amdahl::format::ProfileError& e) {
+    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    return 2;
+  } catch (const amdahl::analysis::InputError& e) {
+    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    return 2;
+  } catch (const amdahl::analysis::UsageError& e) {
+    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    return 2;
+  }
+  return exit_code;
+}
