@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build (or reuse a carried build), run the `gpu`-labelled tests,
+# then the benchmarks named as arguments (default: all), and leave every result under $OUT
+# (a summary, the full log and a tarball of reports/profiles: the device tool returns at most
+# 8 files). Usage: scripts/device-run.sh [tests] [overhead] [resnet50] [workloads] [validate]
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+OUT="${OUT:-$root/out}"
+mkdir -p "$OUT/results"
+export OUT_RESULTS="$OUT/results"
+log="$OUT/device-run.log"
+exec > >(tee -a "$log") 2>&1
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(tests overhead resnet50 workloads)
+want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+t0=$(date +%s)
+echo "== device-run $(date -u +%FT%TZ) on $(hostname): ${steps[*]}"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader || true
+
+# Python wheels carried in .whl (the nvtx package) go to a private site dir.
+if compgen -G ".whl/*.whl" >/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+
+# Build: reuse a carried build/ when it has the binaries, else build here (16 cores). The
+# machine has no sqlite3.h: scripts/make-carry.sh puts it into .carry/include.
+export AMDAHL_BUILD_DIR="${AMDAHL_BUILD_DIR:-$root/build}"
+if [ ! -x "$AMDAHL_BUILD_DIR/bin/amdahl" ]; then
+  export AMDAHL_BUILD_DIR="$root/build-device"
+  cmake -S . -B "$AMDAHL_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DSQLite3_INCLUDE_DIR="$root/.carry/include" -DSQLite3_LIBRARY=/lib/x86_64-linux-gnu/libsqlite3.so.0 \
+    && cmake --build "$AMDAHL_BUILD_DIR" -j 16 || { echo "BUILD FAILED"; }
+fi
+export PATH="$AMDAHL_BUILD_DIR/bin:$PATH"
+echo "== build: $AMDAHL_BUILD_DIR ($(( $(date +%s) - t0 )) s)"
+
+summary="$OUT/summary.md"
+echo "# device-run $(date -u +%F) $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" > "$summary"
+
+if want tests; then
+  echo "== gpu tests"
+  (cd "$AMDAHL_BUILD_DIR" && ctest -L gpu --output-on-failure --timeout 300) 2>&1 | tee "$OUT_RESULTS/gpu-tests.log"
+  tail -n 5 "$OUT_RESULTS/gpu-tests.log" >> "$summary"
+fi
+for b in overhead resnet50 workloads validate; do
+  if want "$b" && [ -x "scripts/bench_$b.sh" ]; then
+    echo "== bench $b ($(( $(date +%s) - t0 )) s)"
+    bash "scripts/bench_$b.sh" 2>&1 | tee "$OUT_RESULTS/bench-$b.log"
+    tail -n 30 "$OUT_RESULTS/bench-$b.log" >> "$summary"
+  fi
+done
+echo "== done in $(( $(date +%s) - t0 )) s"
+tar -C "$OUT" -czf "$OUT/results.tar.gz" results 2>/dev/null && rm -rf "$OUT/results"
