@@ -9,34 +9,42 @@
 
 #include "amdahl/format/records.hpp"
 
+// Exported from libamdahl_collector.so (built with -fvisibility=hidden) so that
+// libamdahl_cupti.so can link against these functions.
+#ifndef AMDAHL_COLLECTOR_API
+#define AMDAHL_COLLECTOR_API __attribute__((visibility("default")))
+#endif
+
 namespace amdahl::profiler {
 
 // One clock for everything: CLOCK_MONOTONIC in nanoseconds. CUPTI is given this same clock
 // through its timestamp callback.
-std::int64_t now_ns() noexcept;
+AMDAHL_COLLECTOR_API std::int64_t now_ns() noexcept;
 
 // OS thread id of the caller (cached per thread; refreshed after fork).
-std::uint64_t current_tid() noexcept;
+AMDAHL_COLLECTOR_API std::uint64_t current_tid() noexcept;
 
 // Interns a string into the process's string table; thread-safe (takes a lock, so callers on
 // hot paths cache the id). Returns format::kNoString for an empty string.
-format::StrId intern(std::string_view s) noexcept;
+AMDAHL_COLLECTOR_API format::StrId intern(std::string_view s) noexcept;
 
 // Counts a problem into the part's diagnostics (key, e.g. "nvtx.unbalanced_pop").
-void count_diagnostic(std::string_view key, std::uint64_t n = 1) noexcept;
+AMDAHL_COLLECTOR_API void count_diagnostic(std::string_view key, std::uint64_t n = 1) noexcept;
 
 // Whether the collector is recording in this process (AMDAHL_PART_DIR set and usable).
-bool collector_enabled() noexcept;
+AMDAHL_COLLECTOR_API bool collector_enabled() noexcept;
 
 // A hook run when the part is about to be written (at exit, or on an explicit flush): it
 // appends its records (GPU ops, API calls, syncs, devices) to `out`, interning names through
 // intern() above (the core fills out.strings from the table after all hooks ran). Hooks run
-// with no collector lock held; registration is thread-safe. At most 8 hooks.
+// with no collector lock held; registration is thread-safe. At most 8 hooks. Every write
+// rewrites the whole part (same file name), so a hook appends ALL its records since the process
+// started (or since fork, in a child) each time it runs, not only the new ones.
 using PartHook = void (*)(format::RecordSet& out) noexcept;
-void register_part_hook(PartHook hook) noexcept;
+AMDAHL_COLLECTOR_API void register_part_hook(PartHook hook) noexcept;
 
 // Writes this process's part now (idempotent: a second call writes only if new records came).
 // Called at exit; the CUPTI side calls it on cudaDeviceReset and on exit().
-void write_part_now() noexcept;
+AMDAHL_COLLECTOR_API void write_part_now() noexcept;
 
 }  // namespace amdahl::profiler

@@ -1,0 +1,32 @@
+# libamdahl_collector.so: the NVTX injection library and the collector core (thread-local
+# record buffers, interning, diagnostics, part writer). No CUDA, SQLite or spdlog: it is
+# loaded into arbitrary processes through NVTX_INJECTION64_PATH. Only the C entry point and
+# the collector_core.hpp functions are exported.
+if(NOT AMDAHL_HAVE_NVTX)
+  message(STATUS "amdahl: NVTX headers not found; skipping libamdahl_collector.so")
+  return()
+endif()
+
+add_library(amdahl_collector SHARED
+  ${CMAKE_CURRENT_LIST_DIR}/src/collector_core.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/part_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/nvtx_injection.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/proc_info.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/wide_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/log.cpp)
+target_include_directories(amdahl_collector PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src)
+target_link_libraries(amdahl_collector
+  PUBLIC amdahl_format
+  PRIVATE amdahl_nvtx3 Threads::Threads)
+set_target_properties(amdahl_collector PROPERTIES
+  OUTPUT_NAME amdahl_collector
+  NO_SONAME OFF
+  CXX_VISIBILITY_PRESET hidden
+  VISIBILITY_INLINES_HIDDEN ON)
+# The SONAME is the unversioned file name (no VERSION/SOVERSION properties on purpose).
+# Symbols from the static amdahl_format archive stay inside the library.
+target_link_options(amdahl_collector PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined
+  -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/src/collector_exports.map)
+set_property(TARGET amdahl_collector APPEND PROPERTY LINK_DEPENDS
+  ${CMAKE_CURRENT_LIST_DIR}/src/collector_exports.map)
+amdahl_warnings(amdahl_collector)

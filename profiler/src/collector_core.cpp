@@ -1,0 +1,509 @@
+// The collector core: process-wide state (enabled flag, pid, part path), the clock, string
+// interning, diagnostics, part hooks, the per-thread registry with its lock-free record
+// buffers, the recording entry points used by the NVTX layer, and fork handling.
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+
+#include "collector_state.hpp"
+#include "log.hpp"
+#include "proc_info.hpp"
+
+namespace amdahl::profiler {
+namespace detail {
+namespace {
+
+struct Core {
+  std::uint32_t pid = 0;
+  std::uint32_t ppid = 0;
+  std::int64_t start_ns = 0;
+  std::string part_dir;
+  std::string part_path;
+
+  std::mutex write_mu;  // lock order: write_mu, registry_mu, strings_mu, diag_mu, misc_mu, hooks_mu
+  std::mutex registry_mu;
+  std::mutex strings_mu;
+  std::deque<std::string> strings;
+  std::unordered_map<std::string_view, format::StrId> string_ids;
+  std::mutex diag_mu;
+  std::map<std::string, std::uint64_t, std::less<>> diags;
+  std::mutex misc_mu;
+  std::vector<format::CategoryRec> categories;
+  std::unordered_map<std::uint64_t, format::StrId> thread_names;
+  std::mutex hooks_mu;
+  std::vector<PartHook> hooks;
+};
+
+// Never destroyed: callbacks may still arrive from other threads while the process exits.
+Core* g_core = nullptr;
+bool g_enabled = false;
+std::atomic<std::uint32_t> g_epoch{0};
+std::atomic<std::uint32_t> g_thread_count{0};
+std::atomic<ThreadState*> g_threads[kMaxThreads];
+std::atomic<std::uint64_t> g_dropped_ranges{0};
+std::atomic<std::uint64_t> g_dropped_marks{0};
+std::atomic<std::int64_t> g_bytes_in_use{0};
+std::int64_t g_bytes_budget = std::int64_t{1024} << 20;
+
+thread_local ThreadState* t_state = nullptr;
+thread_local std::uint64_t t_tid = 0;
+
+Core& core() noexcept { return *g_core; }
+
+std::string make_part_path(const std::string& dir, std::uint32_t pid, std::int64_t ns) {
+  return dir + "/part-" + std::to_string(pid) + "-" + std::to_string(ns) + ".amdpart";
+}
+
+bool usable_dir(const char* dir) noexcept {
+  struct stat st {};
+  return ::stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && ::access(dir, W_OK | X_OK) == 0;
+}
+
+ThreadState* register_thread() noexcept {
+  auto* ts = new (std::nothrow) ThreadState();
+  if (ts == nullptr) return nullptr;
+  ts->tid = os_tid();
+  try {
+    ts->comm = read_thread_comm(ts->tid);
+    ts->stack.reserve(32);
+  } catch (...) {
+  }
+  {
+    std::lock_guard<std::mutex> lock(core().registry_mu);
+    const std::uint32_t idx = g_thread_count.load(std::memory_order_relaxed);
+    if (idx >= kMaxThreads) {
+      delete ts;
+      ts = nullptr;
+    } else {
+      ts->index = idx;
+      g_threads[idx].store(ts, std::memory_order_release);
+      g_thread_count.store(idx + 1, std::memory_order_release);
+    }
+  }
+  if (ts == nullptr) {
+    count_diagnostic("collector.threads_dropped");
+    return nullptr;
+  }
+  t_state = ts;
+  t_tid = ts->tid;
+  return ts;
+}
+
+// --- fork ---------------------------------------------------------------------------------
+
+void fork_prepare() noexcept {
+  Core& c = core();
+  c.write_mu.lock();
+  c.registry_mu.lock();
+  c.strings_mu.lock();
+  c.diag_mu.lock();
+  c.misc_mu.lock();
+  c.hooks_mu.lock();
+}
+
+void fork_parent() noexcept {
+  Core& c = core();
+  c.hooks_mu.unlock();
+  c.misc_mu.unlock();
+  c.diag_mu.unlock();
+  c.strings_mu.unlock();
+  c.registry_mu.unlock();
+  c.write_mu.unlock();
+}
+
+void fork_child() noexcept {
+  fork_parent();  // the forking thread held every lock; release them in the child too
+  if (!g_enabled) {
+    t_tid = 0;
+    return;
+  }
+  Core& c = core();
+  // The parent's open push ranges on this thread still balance the child's pops, but belong
+  // to the parent's part.
+  std::vector<StackEntry> inherited;
+  if (t_state != nullptr) {
+    try {
+      inherited = t_state->stack;
+    } catch (...) {
+      inherited.clear();
+    }
+    for (auto& e : inherited) e = StackEntry{-1, nullptr, e.domain, -1};
+  }
+  const std::uint32_t n = g_thread_count.load(std::memory_order_relaxed);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    delete g_threads[i].exchange(nullptr, std::memory_order_relaxed);
+  }
+  g_thread_count.store(0, std::memory_order_relaxed);
+  t_state = nullptr;
+  t_tid = 0;
+  g_epoch.fetch_add(1, std::memory_order_relaxed);
+  g_dropped_ranges.store(0, std::memory_order_relaxed);
+  g_dropped_marks.store(0, std::memory_order_relaxed);
+  c.diags.clear();
+  c.thread_names.clear();
+  c.pid = static_cast<std::uint32_t>(::getpid());
+  c.ppid = static_cast<std::uint32_t>(::getppid());
+  c.start_ns = now_ns();
+  try {
+    c.part_path = make_part_path(c.part_dir, c.pid, c.start_ns);
+  } catch (...) {
+    c.part_path.clear();
+  }
+  reset_write_state();
+  if (!inherited.empty()) {
+    if (ThreadState* ts = thread_state()) ts->stack = std::move(inherited);
+  }
+}
+
+void at_exit_handler() { write_part_now(); }
+
+__attribute__((constructor)) void collector_load() noexcept {
+  g_core = new (std::nothrow) Core();
+  if (g_core == nullptr) return;
+  Core& c = core();
+  c.strings.emplace_back();  // id 0 is ""
+  c.string_ids.emplace(std::string_view(c.strings.front()), format::kNoString);
+  c.pid = static_cast<std::uint32_t>(::getpid());
+  c.ppid = static_cast<std::uint32_t>(::getppid());
+  c.start_ns = now_ns();
+  if (const char* b = std::getenv("AMDAHL_MEMORY_BUDGET_MB")) {
+    char* end = nullptr;
+    const long long mb = std::strtoll(b, &end, 10);
+    if (end != b && mb > 0) g_bytes_budget = mb << 20;
+  }
+  const char* dir = std::getenv("AMDAHL_PART_DIR");
+  if (dir != nullptr && *dir != '\0' && usable_dir(dir)) {
+    try {
+      c.part_dir = dir;
+      c.part_path = make_part_path(c.part_dir, c.pid, c.start_ns);
+      g_enabled = true;
+    } catch (...) {
+      g_enabled = false;
+    }
+  }
+  ::pthread_atfork(fork_prepare, fork_parent, fork_child);
+  if (g_enabled) std::atexit(at_exit_handler);
+}
+
+__attribute__((destructor)) void collector_unload() noexcept {
+  if (g_enabled) write_part_now();
+}
+
+}  // namespace
+
+// --- shared with the part writer and the NVTX layer -----------------------------------------
+
+std::atomic<std::int64_t>& buffer_bytes_in_use() noexcept { return g_bytes_in_use; }
+std::int64_t buffer_bytes_budget() noexcept { return g_bytes_budget; }
+
+ThreadState* thread_state() noexcept {
+  ThreadState* ts = t_state;
+  if (ts != nullptr) [[likely]] return ts;
+  if (!g_enabled) return nullptr;
+  return register_thread();
+}
+
+std::uint32_t thread_count() noexcept { return g_thread_count.load(std::memory_order_acquire); }
+
+ThreadState* thread_at(std::uint32_t index) noexcept {
+  if (index >= thread_count()) return nullptr;
+  return g_threads[index].load(std::memory_order_acquire);
+}
+
+format::StrId intern_with_text(std::string_view s, const std::string** text) noexcept {
+  Core& c = core();
+  try {
+    std::lock_guard<std::mutex> lock(c.strings_mu);
+    auto it = c.string_ids.find(s);
+    if (it != c.string_ids.end()) {
+      if (text != nullptr) *text = &c.strings[it->second];
+      return it->second;
+    }
+    const auto id = static_cast<format::StrId>(c.strings.size());
+    c.strings.emplace_back(s);
+    c.string_ids.emplace(std::string_view(c.strings.back()), id);
+    if (text != nullptr) *text = &c.strings.back();
+    return id;
+  } catch (...) {
+    if (text != nullptr) *text = &c.strings.front();
+    return format::kNoString;
+  }
+}
+
+format::StrId intern_cached(ThreadState* ts, const char* s) noexcept {
+  if (s == nullptr || *s == '\0') return format::kNoString;
+  const auto key = reinterpret_cast<std::uintptr_t>(s);
+  InternCacheEntry& e = ts->cache[((key >> 3) ^ (key >> 11)) & (ThreadState::kCacheSize - 1)];
+  if (e.ptr == s && std::strcmp(s, e.text->c_str()) == 0) return e.id;
+  const std::string* text = nullptr;
+  const format::StrId id = intern_with_text(std::string_view(s), &text);
+  e.ptr = s;
+  e.text = text;
+  e.id = id;
+  return id;
+}
+
+int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
+               const format::Payload& payload) noexcept {
+  const std::int64_t t = now_ns();
+  auto& st = ts->stack;
+  const StackEntry* top = st.empty() ? nullptr : &st.back();
+  const std::int32_t depth = top == nullptr ? 0 : top->depth + 1;
+  StackEntry entry{-1, nullptr, domain, depth};
+  if (LocalRange* r = ts->ranges.reserve()) {
+    r->start_ns = t;
+    r->domain = domain;
+    r->name = name;
+    r->category = category;
+    r->depth = depth;
+    r->parent_local = top == nullptr ? -1 : top->local;
+    r->payload = payload;
+    r->kind = format::RangeKind::PushPop;
+    entry.local = static_cast<std::int64_t>(ts->ranges.publish());
+    entry.rec = r;
+  } else {
+    g_dropped_ranges.fetch_add(1, std::memory_order_relaxed);
+  }
+  try {
+    st.push_back(entry);
+  } catch (...) {
+    g_dropped_ranges.fetch_add(1, std::memory_order_relaxed);
+  }
+  return depth;
+}
+
+int pop_range(ThreadState* ts, format::StrId domain) noexcept {
+  const std::int64_t t = now_ns();
+  auto& st = ts->stack;
+  std::size_t i = st.size();
+  while (i > 0 && st[i - 1].domain != domain) --i;
+  if (i == 0) {
+    count_diagnostic("nvtx.unbalanced_pop");
+    return -1;
+  }
+  const StackEntry e = st[i - 1];
+  if (e.rec != nullptr) {
+    e.rec->end_tid.store(static_cast<std::uint32_t>(ts->tid), std::memory_order_relaxed);
+    e.rec->end_ns.store(t, std::memory_order_release);
+  }
+  if (i == st.size()) {
+    st.pop_back();
+  } else {
+    st.erase(st.begin() + static_cast<std::ptrdiff_t>(i - 1));
+  }
+  return e.depth < 0 ? 0 : e.depth;
+}
+
+namespace {
+constexpr unsigned kIdLocalBits = 36;
+constexpr unsigned kIdThreadShift = 36;
+constexpr unsigned kIdEpochShift = 56;
+constexpr std::uint64_t kIdLocalMask = (std::uint64_t{1} << kIdLocalBits) - 1;
+}  // namespace
+
+std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
+                          const format::Payload& payload) noexcept {
+  const std::int64_t t = now_ns();
+  LocalRange* r = ts->ranges.reserve();
+  if (r == nullptr) {
+    g_dropped_ranges.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+  }
+  r->start_ns = t;
+  r->domain = domain;
+  r->name = name;
+  r->category = category;
+  r->depth = -1;
+  r->parent_local = -1;
+  r->payload = payload;
+  r->kind = format::RangeKind::StartEnd;
+  const std::uint64_t local = ts->ranges.publish();
+  return (std::uint64_t{g_epoch.load(std::memory_order_relaxed) & 0xFFu} << kIdEpochShift) |
+         (std::uint64_t{ts->index} << kIdThreadShift) | (local + 1);
+}
+
+void end_range(std::uint64_t id) noexcept {
+  if (!g_enabled || id == 0) return;  // id 0: the start was dropped (already counted)
+  const std::int64_t t = now_ns();
+  const auto epoch = static_cast<std::uint32_t>(id >> kIdEpochShift);
+  const auto index = static_cast<std::uint32_t>((id >> kIdThreadShift) & 0xFFFFFu);
+  const std::uint64_t local_plus_one = id & kIdLocalMask;
+  LocalRange* r = nullptr;
+  if (epoch == (g_epoch.load(std::memory_order_relaxed) & 0xFFu) && local_plus_one != 0) {
+    if (ThreadState* owner = thread_at(index)) r = owner->ranges.at(local_plus_one - 1);
+  }
+  std::int64_t open = 0;
+  if (r == nullptr || r->kind != format::RangeKind::StartEnd ||
+      !r->end_ns.compare_exchange_strong(open, t, std::memory_order_acq_rel)) {
+    count_diagnostic("nvtx.unknown_range_end");
+    return;
+  }
+  r->end_tid.store(static_cast<std::uint32_t>(current_tid()), std::memory_order_release);
+}
+
+void add_mark(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
+              const format::Payload& payload) noexcept {
+  const std::int64_t t = now_ns();
+  LocalMark* m = ts->marks.reserve();
+  if (m == nullptr) {
+    g_dropped_marks.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  m->ts_ns = t;
+  m->domain = domain;
+  m->name = name;
+  m->category = category;
+  m->payload = payload;
+  ts->marks.publish();
+}
+
+void name_category(format::StrId domain, std::uint32_t category, format::StrId name) noexcept {
+  if (!g_enabled) return;
+  Core& c = core();
+  try {
+    std::lock_guard<std::mutex> lock(c.misc_mu);
+    for (auto& rec : c.categories) {
+      if (rec.domain == domain && rec.category == category) {
+        rec.name = name;
+        return;
+      }
+    }
+    c.categories.push_back(format::CategoryRec{0, domain, category, name});
+  } catch (...) {
+  }
+}
+
+void name_os_thread(std::uint64_t tid, format::StrId name) noexcept {
+  if (!g_enabled) return;
+  Core& c = core();
+  try {
+    std::lock_guard<std::mutex> lock(c.misc_mu);
+    c.thread_names[tid] = name;
+  } catch (...) {
+  }
+}
+
+ProcessInfo process_info() noexcept {
+  ProcessInfo p;
+  Core& c = core();
+  p.pid = c.pid;
+  p.ppid = c.ppid;
+  p.start_ns = c.start_ns;
+  try {
+    p.part_path = c.part_path;
+  } catch (...) {
+  }
+  return p;
+}
+
+std::vector<format::CategoryRec> categories_snapshot() {
+  std::lock_guard<std::mutex> lock(core().misc_mu);
+  return core().categories;
+}
+
+std::unordered_map<std::uint64_t, format::StrId> thread_name_overrides_snapshot() {
+  std::lock_guard<std::mutex> lock(core().misc_mu);
+  return core().thread_names;
+}
+
+std::string thread_comm(const ThreadState* ts) {
+  std::lock_guard<std::mutex> lock(core().misc_mu);
+  return ts->comm;
+}
+
+void set_thread_comm(ThreadState* ts, std::string comm) {
+  std::lock_guard<std::mutex> lock(core().misc_mu);
+  ts->comm = std::move(comm);
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> diagnostics_snapshot() {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  {
+    std::lock_guard<std::mutex> lock(core().diag_mu);
+    out.assign(core().diags.begin(), core().diags.end());
+  }
+  if (auto n = g_dropped_ranges.load(std::memory_order_relaxed)) {
+    out.emplace_back("collector.dropped_ranges", n);
+  }
+  if (auto n = g_dropped_marks.load(std::memory_order_relaxed)) {
+    out.emplace_back("collector.dropped_marks", n);
+  }
+  return out;
+}
+
+std::vector<std::string> strings_snapshot() {
+  std::lock_guard<std::mutex> lock(core().strings_mu);
+  return {core().strings.begin(), core().strings.end()};
+}
+
+std::vector<PartHook> hooks_snapshot() noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(core().hooks_mu);
+    return core().hooks;
+  } catch (...) {
+    return {};
+  }
+}
+
+std::mutex& write_mutex() noexcept { return core().write_mu; }
+
+}  // namespace detail
+
+// --- the exported interface (collector_core.hpp) --------------------------------------------
+
+std::int64_t now_ns() noexcept {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::uint64_t current_tid() noexcept {
+  if (detail::t_state != nullptr) return detail::t_state->tid;
+  if (detail::t_tid == 0) detail::t_tid = detail::os_tid();
+  return detail::t_tid;
+}
+
+format::StrId intern(std::string_view s) noexcept {
+  if (s.empty() || detail::g_core == nullptr) return format::kNoString;
+  return detail::intern_with_text(s, nullptr);
+}
+
+void count_diagnostic(std::string_view key, std::uint64_t n) noexcept {
+  if (!detail::g_enabled) return;
+  auto& c = detail::core();
+  try {
+    std::lock_guard<std::mutex> lock(c.diag_mu);
+    auto it = c.diags.find(key);
+    if (it == c.diags.end()) {
+      c.diags.emplace(std::string(key), n);
+    } else {
+      it->second += n;
+    }
+  } catch (...) {
+  }
+}
+
+bool collector_enabled() noexcept { return detail::g_enabled; }
+
+void register_part_hook(PartHook hook) noexcept {
+  if (hook == nullptr || detail::g_core == nullptr) return;
+  auto& c = detail::core();
+  try {
+    std::lock_guard<std::mutex> lock(c.hooks_mu);
+    if (c.hooks.size() >= 8) return;
+    for (PartHook h : c.hooks) {
+      if (h == hook) return;
+    }
+    c.hooks.push_back(hook);
+  } catch (...) {
+  }
+}
+
+}  // namespace amdahl::profiler

@@ -1,0 +1,122 @@
+// Internal state of the collector core, shared by the recording entry points
+// (collector_core.cpp), the part writer (part_writer.cpp) and the NVTX layer
+// (nvtx_injection.cpp): per-thread buffers and stacks, the thread registry and the
+// process-wide tables. Not part of the exported interface.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "chunked_buffer.hpp"
+#include "collector_core.hpp"
+
+namespace amdahl::profiler::detail {
+
+// A range as the collector holds it while the process runs. end_ns == 0 means still open.
+struct LocalRange {
+  std::int64_t start_ns = 0;
+  std::atomic<std::int64_t> end_ns{0};
+  std::atomic<std::uint32_t> end_tid{0};
+  format::StrId domain = format::kNoString;
+  format::StrId name = format::kNoString;
+  std::uint32_t category = 0;
+  std::int32_t depth = 0;          // -1 for start/end ranges
+  std::int64_t parent_local = -1;  // index of the parent in the same thread's buffer
+  format::Payload payload;
+  format::RangeKind kind = format::RangeKind::PushPop;
+};
+
+struct LocalMark {
+  std::int64_t ts_ns = 0;
+  format::StrId domain = format::kNoString;
+  format::StrId name = format::kNoString;
+  std::uint32_t category = 0;
+  format::Payload payload;
+};
+
+// One open push/pop range on a thread's stack. local < 0: not recorded (dropped, or inherited
+// from the parent process across fork) but still balances a pop.
+struct StackEntry {
+  std::int64_t local = -1;
+  LocalRange* rec = nullptr;
+  format::StrId domain = format::kNoString;
+  std::int32_t depth = 0;  // -1 for entries inherited across fork
+};
+
+// Thread-local cache of name -> id, keyed by the caller's const char* and checked by content.
+struct InternCacheEntry {
+  const char* ptr = nullptr;
+  const std::string* text = nullptr;
+  format::StrId id = format::kNoString;
+};
+
+struct ThreadState {
+  std::uint32_t index = 0;  // slot in the registry
+  std::uint64_t tid = 0;
+  std::string comm;         // OS thread name read at registration (guarded by misc mutex)
+  ChunkedBuffer<LocalRange> ranges;
+  ChunkedBuffer<LocalMark> marks;
+  std::vector<StackEntry> stack;  // owner thread only
+  static constexpr std::size_t kCacheSize = 64;
+  InternCacheEntry cache[kCacheSize];
+};
+
+inline constexpr std::uint32_t kMaxThreads = 1u << 16;
+
+// The calling thread's state, created and registered on first use; nullptr if the collector
+// is disabled or the registry is full.
+ThreadState* thread_state() noexcept;
+
+// The registry: number of slots handed out and the slot contents (lock-free reads).
+std::uint32_t thread_count() noexcept;
+ThreadState* thread_at(std::uint32_t index) noexcept;
+
+// Interning with a pointer-keyed per-thread cache in front of intern().
+format::StrId intern_cached(ThreadState* ts, const char* s) noexcept;
+// intern() that also returns the stable text of the id.
+format::StrId intern_with_text(std::string_view s, const std::string** text) noexcept;
+
+// Recording entry points used by the NVTX layer. All are no-ops when disabled.
+// `ts` is thread_state() of the caller (non-null).
+int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
+               const format::Payload& payload) noexcept;
+int pop_range(ThreadState* ts, format::StrId domain) noexcept;
+std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
+                          const format::Payload& payload) noexcept;
+void end_range(std::uint64_t id) noexcept;
+void add_mark(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
+              const format::Payload& payload) noexcept;
+void name_category(format::StrId domain, std::uint32_t category, format::StrId name) noexcept;
+void name_os_thread(std::uint64_t tid, format::StrId name) noexcept;
+
+// Process-wide data the part writer reads.
+struct ProcessInfo {
+  std::uint32_t pid = 0;
+  std::uint32_t ppid = 0;
+  std::int64_t start_ns = 0;
+  std::string part_path;  // empty when disabled
+};
+ProcessInfo process_info() noexcept;
+
+// Snapshots for the part writer (each takes its own lock briefly).
+std::vector<format::CategoryRec> categories_snapshot();
+std::unordered_map<std::uint64_t, format::StrId> thread_name_overrides_snapshot();
+std::vector<std::pair<std::string, std::uint64_t>> diagnostics_snapshot();
+std::vector<std::string> strings_snapshot();
+std::vector<PartHook> hooks_snapshot() noexcept;
+std::string thread_comm(const ThreadState* ts);
+void set_thread_comm(ThreadState* ts, std::string comm);
+
+// Forgets what was written (the child after fork starts its own part).
+void reset_write_state() noexcept;
+
+// Serialises part writes with fork (prepare handler takes it).
+std::mutex& write_mutex() noexcept;
+
+}  // namespace amdahl::profiler::detail
