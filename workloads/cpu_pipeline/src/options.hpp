@@ -1,0 +1,42 @@
+// Command-line options of cpu_pipeline and their parser (pure: no I/O, throws OptionsError).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace amdahl::cpu_pipeline {
+
+enum class CostMode { sleep, work };
+
+struct Options {
+  std::int64_t steps = 50;
+  std::int64_t warmup_steps = 2;
+  std::int64_t batch_size = 32;
+  double io_ms = 5.0;
+  double preprocess_ms = 10.0;
+  double h2d_ms = 3.0;
+  double compute_ms = 12.0;
+  std::int64_t loader_threads = 0;
+  std::int64_t queue_depth = 4;
+  CostMode cost = CostMode::sleep;
+  std::string data_dir;  // empty: a temporary directory, created and removed
+  bool help = false;
+};
+
+// A bad command line; what() is the one line to print.
+class OptionsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses argv[1..] (without the program name).
+Options parse_options(const std::vector<std::string>& args);
+
+const char* cost_mode_name(CostMode m) noexcept;
+
+// The --help text.
+std::string usage_text();
+
+}  // namespace amdahl::cpu_pipeline

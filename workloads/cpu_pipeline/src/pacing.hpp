@@ -1,0 +1,30 @@
+// Time for --cost sleep: a monotonic clock and a Pacer that sleeps to absolute deadlines
+// (clock_nanosleep TIMER_ABSTIME), chained within one run of consecutive stages so that a late
+// wake-up in one stage is absorbed by the next instead of accumulating.
+#pragma once
+
+#include <cstdint>
+
+namespace amdahl::cpu_pipeline {
+
+// CLOCK_MONOTONIC in nanoseconds (the collector's clock too).
+std::int64_t monotonic_ns() noexcept;
+
+// Sleeps until CLOCK_MONOTONIC reaches `deadline_ns` (returns at once if it is past).
+void sleep_until_ns(std::int64_t deadline_ns) noexcept;
+
+class Pacer {
+ public:
+  explicit Pacer(bool enabled) noexcept : enabled_(enabled) {}
+  // Starts a new chain of deadlines at the current time (at a step's or a batch's start, and
+  // after the thread blocked on something else).
+  void restart() noexcept;
+  // Extends the chain by `ms` and sleeps to its end. A no-op when disabled (--cost work).
+  void spend_ms(double ms) noexcept;
+
+ private:
+  bool enabled_;
+  std::int64_t deadline_ns_ = 0;
+};
+
+}  // namespace amdahl::cpu_pipeline

@@ -1,0 +1,129 @@
+// The driving loop and the loader threads of cpu_pipeline, with their NVTX annotations.
+#include "pipeline.hpp"
+
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "amdahl/workloads/ordered_queue.hpp"
+#include "amdahl/workloads/stages.hpp"
+#include "pacing.hpp"
+
+namespace amdahl::cpu_pipeline {
+namespace {
+
+using workloads::Range;
+using workloads::Stage;
+
+// disk_io then cpu_preprocess for batch `index`, on the calling thread.
+Batch load_batch(std::int64_t index, const Options& o, const StageWork& work, Pacer& pacer) {
+  Batch b = work.make_batch();
+  {
+    Range r(Stage::disk_io);
+    work.disk_io(index, b);
+    pacer.spend_ms(o.io_ms);
+  }
+  {
+    Range r(Stage::cpu_preprocess);
+    work.preprocess(b);
+    pacer.spend_ms(o.preprocess_ms);
+  }
+  return b;
+}
+
+// A failure on a loader thread, rethrown on the driving thread. After a failure (or once the
+// driver stops) loaders deliver empty batches without loading, so nobody blocks forever.
+struct LoaderFailure {
+  std::mutex mutex;
+  std::exception_ptr error;
+  std::atomic<bool> stop{false};
+};
+
+}  // namespace
+
+RunResult run_pipeline(const Options& o, const StageWork& work) {
+  const bool sleep_mode = o.cost == CostMode::sleep;
+  const std::int64_t total = o.warmup_steps + o.steps;
+
+  workloads::OrderedQueue<Batch> queue(o.queue_depth);
+  std::atomic<std::int64_t> next_index{0};
+  LoaderFailure failure;
+  std::vector<std::thread> loaders;
+  for (std::int64_t t = 0; t < o.loader_threads; ++t) {
+    loaders.emplace_back([&, t] {
+      workloads::name_this_thread(("loader-" + std::to_string(t)).c_str());
+      Pacer pacer(sleep_mode);
+      for (std::int64_t i = next_index++; i < total; i = next_index++) {
+        Batch b;
+        if (!failure.stop.load()) {
+          try {
+            pacer.restart();
+            b = load_batch(i, o, work, pacer);
+          } catch (...) {
+            std::lock_guard lock(failure.mutex);
+            if (!failure.error) failure.error = std::current_exception();
+            failure.stop.store(true);
+          }
+        }
+        queue.put(i, std::move(b));
+      }
+    });
+  }
+
+  RunResult result;
+  std::vector<float> device = work.make_device_buffer();
+  Pacer pacer(sleep_mode);
+  std::int64_t measured_start = monotonic_ns();
+  std::exception_ptr error;
+  std::int64_t taken = 0;  // batches taken from the queue
+  for (std::int64_t step = 0; step < total; ++step) {
+    if (step == o.warmup_steps) measured_start = monotonic_ns();
+    Range step_range = workloads::step_range();
+    pacer.restart();
+    Batch b;
+    if (o.loader_threads == 0) {
+      try {
+        b = load_batch(step, o, work, pacer);
+      } catch (...) {
+        error = std::current_exception();
+        break;
+      }
+    } else {
+      b = queue.take().second;
+      ++taken;
+      pacer.restart();  // the take may have blocked: the deadline chain starts again
+      std::lock_guard lock(failure.mutex);
+      error = failure.error;
+      if (error) break;
+    }
+    {
+      Range r(Stage::h2d);
+      work.h2d(b, device);
+      pacer.spend_ms(o.h2d_ms);
+    }
+    {
+      Range r(Stage::gpu_compute);
+      result.checksum += work.compute(device);
+      pacer.spend_ms(o.compute_ms);
+    }
+  }
+  const std::int64_t end = monotonic_ns();
+
+  if (error) {
+    failure.stop.store(true);  // loaders now put empty batches; take them all so puts finish
+    if (o.loader_threads > 0) {
+      for (; taken < total; ++taken) (void)queue.take();
+    }
+    for (auto& t : loaders) t.join();
+    std::rethrow_exception(error);
+  }
+  for (auto& t : loaders) t.join();
+  result.measured_steps = o.steps;
+  result.wall_ns = end - measured_start;
+  return result;
+}
+
+}  // namespace amdahl::cpu_pipeline
