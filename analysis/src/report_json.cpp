@@ -1,0 +1,97 @@
+// Report -> JSON. Always: wall_ns, steps, stages[{name, exposed_ns, fraction, total_ns,
+// hidden_ns}]; plus per-step statistics, projections, GPU summary, notes and diagnostics.
+#include <cmath>
+
+#include "amdahl/analysis/report.hpp"
+
+namespace amdahl::analysis {
+namespace {
+
+std::int64_t ns(double v) { return static_cast<std::int64_t>(std::llround(v)); }
+
+nlohmann::json num(double v) {  // JSON has no infinity
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json stats_json(const StatsSummary& s) {
+  return {{"count", s.count}, {"mean_ns", s.mean},     {"median_ns", s.median}, {"p95_ns", s.p95},
+          {"stddev_ns", s.stddev}, {"min_ns", s.min}, {"max_ns", s.max}, {"exact_percentiles", s.exact_percentiles}};
+}
+
+}  // namespace
+
+nlohmann::json report_to_json(const Report& r) {
+  nlohmann::json j;
+  j["wall_ns"] = r.wall_ns;
+  j["steps"] = r.steps;
+  j["total_steps"] = r.total_steps;
+  j["warmup_steps"] = r.warmup;
+  j["warmup"] = r.warmup_auto ? "auto" : "explicit";
+  j["step_name"] = r.step_name;
+  j["window"] = {{"start_ns", r.window.start_ns}, {"end_ns", r.window.end_ns}};
+  j["driving_thread"] = {{"pid", r.driving_pid}, {"tid", r.driving_tid}, {"name", r.driving_name}};
+  j["exposed_basis"] = "driving_thread";
+  j["bounds"] = r.exposure.bounds;
+
+  // Integer ns that add up exactly: `other` takes the rounding remainder.
+  nlohmann::json stages = nlohmann::json::array();
+  std::int64_t staged = 0;
+  for (const auto& s : r.stages) {
+    nlohmann::json o;
+    o["name"] = s.name;
+    o["kind"] = s.is_other ? "other" : (s.canonical ? "canonical" : "user");
+    const std::int64_t exposed = s.is_other ? r.wall_ns - staged : ns(s.exposed_ns);
+    if (!s.is_other) staged += exposed;
+    o["exposed_ns"] = exposed;
+    o["fraction"] = s.fraction;
+    o["total_ns"] = s.is_other ? exposed : ns(s.total_ns);
+    o["hidden_ns"] = s.is_other ? 0 : ns(s.hidden_ns);
+    if (r.steps > 0) o["per_step_exposed"] = stats_json(s.per_step_exposed_ns);
+    if (!s.is_other) {
+      o["amdahl"] = {{"2x", num(s.speedup_2x)}, {"4x", num(s.speedup_4x)}, {"10x", num(s.speedup_10x)},
+                     {"limit", num(s.speedup_limit)}};
+      if (r.gpu.present) o["gpu_busy_ns"] = s.gpu_busy_ns;
+    }
+    stages.push_back(std::move(o));
+  }
+  j["stages"] = std::move(stages);
+  if (r.steps > 0) j["step_stats"] = stats_json(r.step_ns);
+
+  const auto& w = r.exposure.waits;
+  j["waits"] = {{"wait_ranges", w.wait_ranges}, {"linked", w.linked_waits}, {"linked_ns", ns(w.linked_ns)},
+                {"fallback_ns", ns(w.fallback_ns)}, {"gpu_wait_ns", ns(w.gpu_wait_ns)},
+                {"unattributed_ns", ns(w.unattributed_ns)}};
+
+  nlohmann::json gpu;
+  gpu["present"] = r.gpu.present;
+  gpu["ops"] = r.gpu.ops;
+  gpu["ops_in_window"] = r.gpu.ops_in_window;
+  gpu["attributed_by_correlation"] = r.gpu.by_correlation;
+  gpu["attributed_by_kind"] = r.gpu.by_fallback;
+  gpu["busy_ns"] = r.gpu.busy_ns;
+  gpu["idle_ns"] = r.gpu.idle_ns;
+  nlohmann::json devs = nlohmann::json::array();
+  for (const auto& d : r.gpu.devices)
+    devs.push_back({{"pid", d.pid}, {"device", d.device}, {"busy_ns", d.busy_ns}, {"idle_ns", d.idle_ns}});
+  gpu["devices"] = std::move(devs);
+  nlohmann::json by_stage = nlohmann::json::array();
+  for (const auto& s : r.stages)
+    if (!s.is_other && s.gpu_busy_ns > 0) by_stage.push_back({{"name", s.name}, {"busy_ns", s.gpu_busy_ns}});
+  gpu["busy_by_stage"] = std::move(by_stage);
+  gpu["launch_delay"] = stats_json(r.gpu.launch_delay_ns.summary());
+  j["gpu"] = std::move(gpu);
+
+  j["verdict"] = r.verdict;
+  j["notes"] = r.notes;
+  nlohmann::json diags = nlohmann::json::array();
+  for (const auto& d : r.diagnostics)
+    diags.push_back({{"pid", d.pid}, {"key", d.key}, {"count", d.count}, {"detail", d.detail}});
+  j["diagnostics"] = std::move(diags);
+  nlohmann::json meta = nlohmann::json::object();
+  for (const auto& [k, v] : r.meta)
+    if (k != "stage_rules") meta[k] = v;
+  j["profile"] = std::move(meta);
+  return j;
+}
+
+}  // namespace amdahl::analysis

@@ -1,0 +1,93 @@
+// Report -> a text table for people: one row per stage with time, plus verdict, GPU summary,
+// notes and diagnostics.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "amdahl/analysis/report.hpp"
+
+namespace amdahl::analysis {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string speedup(double s) { return std::isfinite(s) ? fmt("%.2fx", s) : std::string("inf"); }
+
+}  // namespace
+
+std::string report_to_text(const Report& r) {
+  std::string out;
+  char buf[512];
+  const double wall_ms = static_cast<double>(r.wall_ns) / 1e6;
+  if (r.steps > 0) {
+    std::snprintf(buf, sizeof buf, "window: %.1f ms, %zu steps (%zu warm-up excluded, %s), %.2f ms/step\n", wall_ms,
+                  r.steps, r.warmup, r.warmup_auto ? "auto" : "--warmup", wall_ms / static_cast<double>(r.steps));
+  } else {
+    std::snprintf(buf, sizeof buf, "window: %.1f ms, no steps (whole run of the driving thread)\n", wall_ms);
+  }
+  out += buf;
+  std::snprintf(buf, sizeof buf, "driving thread: pid %u tid %llu%s%s\n\n", r.driving_pid,
+                static_cast<unsigned long long>(r.driving_tid), r.driving_name.empty() ? "" : " ",
+                r.driving_name.c_str());
+  out += buf;
+  const double per = r.steps > 0 ? static_cast<double>(r.steps) : 1.0;
+  std::snprintf(buf, sizeof buf, "%-16s %9s %12s %11s %11s %7s %7s %7s %7s\n", "stage", "exposed",
+                r.steps > 0 ? "ms/step" : "exposed ms", "total ms", "hidden ms", "2x", "4x", "10x", "limit");
+  out += buf;
+  out += std::string(95, '-') + "\n";
+  for (const auto& s : r.stages) {
+    if (!s.is_other && s.exposed_ns <= 0 && s.total_ns <= 0 && s.gpu_busy_ns <= 0) continue;
+    if (s.is_other) {
+      std::snprintf(buf, sizeof buf, "%-16s %8.1f%% %12.3f %11s %11s\n", s.name.c_str(), s.fraction * 100.0,
+                    s.exposed_ns / 1e6 / per, "", "");
+    } else {
+      std::snprintf(buf, sizeof buf, "%-16s %8.1f%% %12.3f %11.1f %11.1f %7s %7s %7s %7s\n", s.name.c_str(),
+                    s.fraction * 100.0, s.exposed_ns / 1e6 / per, s.total_ns / 1e6, s.hidden_ns / 1e6,
+                    speedup(s.speedup_2x).c_str(), speedup(s.speedup_4x).c_str(), speedup(s.speedup_10x).c_str(),
+                    speedup(s.speedup_limit).c_str());
+    }
+    out += buf;
+  }
+  out += "\nverdict: " + r.verdict + "\n";
+  if (r.steps > 1) {
+    std::snprintf(buf, sizeof buf, "step time: mean %.3f ms, median %.3f ms, p95 %.3f ms, stddev %.3f ms\n",
+                  r.step_ns.mean / 1e6, r.step_ns.median / 1e6, r.step_ns.p95 / 1e6, r.step_ns.stddev / 1e6);
+    out += buf;
+  }
+  if (r.gpu.present) {
+    std::snprintf(buf, sizeof buf, "\nGPU: %zu ops in the window (%zu by launching stage, %zu by kind); busy %.1f ms, idle %.1f ms\n",
+                  r.gpu.ops_in_window, r.gpu.by_correlation, r.gpu.by_fallback,
+                  static_cast<double>(r.gpu.busy_ns) / 1e6, static_cast<double>(r.gpu.idle_ns) / 1e6);
+    out += buf;
+    for (const auto& s : r.stages)
+      if (!s.is_other && s.gpu_busy_ns > 0) {
+        std::snprintf(buf, sizeof buf, "  %-16s busy %.3f ms\n", s.name.c_str(), static_cast<double>(s.gpu_busy_ns) / 1e6);
+        out += buf;
+      }
+    const auto ld = r.gpu.launch_delay_ns.summary();
+    if (ld.count > 0) {
+      std::snprintf(buf, sizeof buf, "  launch delay: median %.1f us, p95 %.1f us, max %.1f us\n", ld.median / 1e3,
+                    ld.p95 / 1e3, ld.max / 1e3);
+      out += buf;
+    }
+  }
+  if (!r.notes.empty()) {
+    out += "\nnotes:\n";
+    for (const auto& n : r.notes) out += "  - " + n + "\n";
+  }
+  if (!r.diagnostics.empty()) {
+    out += "\ndiagnostics:\n";
+    for (const auto& d : r.diagnostics) {
+      std::snprintf(buf, sizeof buf, "  - pid %u: %s = %llu%s%s\n", d.pid, d.key.c_str(),
+                    static_cast<unsigned long long>(d.count), d.detail.empty() ? "" : ": ", d.detail.c_str());
+      out += buf;
+    }
+  }
+  return out;
+}
+
+}  // namespace amdahl::analysis

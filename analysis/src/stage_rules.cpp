@@ -1,0 +1,201 @@
+// Stage vocabulary, glob matching, rule-file parsing and range classification.
+#include "amdahl/analysis/stage_rules.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "amdahl/analysis/errors.hpp"
+
+namespace amdahl::analysis {
+namespace {
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), lower);
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool valid_identifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s.front()))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// Matches a character class starting at pattern[pi] == '['. Sets `next` past the ']'.
+bool class_match(std::string_view p, std::size_t pi, char c, std::size_t& next) {
+  std::size_t i = pi + 1;
+  bool negate = false;
+  if (i < p.size() && (p[i] == '!' || p[i] == '^')) { negate = true; ++i; }
+  bool matched = false;
+  bool first = true;
+  while (i < p.size() && (p[i] != ']' || first)) {
+    first = false;
+    if (i + 2 < p.size() && p[i + 1] == '-' && p[i + 2] != ']') {
+      if (c >= p[i] && c <= p[i + 2]) matched = true;
+      i += 3;
+    } else {
+      if (c == p[i]) matched = true;
+      ++i;
+    }
+  }
+  next = i + 1;  // past ']' (validated at parse time)
+  return matched != negate;
+}
+
+RangeClass parse_target(std::string_view t) {
+  const std::string lt = to_lower(t);
+  if (lt == "ignore") return {RangeRole::Ignore, {}};
+  if (lt == "step") return {RangeRole::Step, {}};
+  if (lt == "wait") return {RangeRole::Wait, {}};
+  return {RangeRole::Stage, std::string(t)};
+}
+
+void add(std::vector<StageRule>& rules, std::string_view pattern, std::string_view target) {
+  rules.push_back({to_lower(pattern), parse_target(target), "default"});
+}
+
+}  // namespace
+
+bool is_canonical_stage(std::string_view name) {
+  return std::find(kCanonicalStages.begin(), kCanonicalStages.end(), name) != kCanonicalStages.end();
+}
+
+bool glob_match(std::string_view p, std::string_view t) {
+  // Iterative matcher with single-star backtracking (linear for the common cases).
+  std::size_t pi = 0, ti = 0, star_p = std::string_view::npos, star_t = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && p[pi] == '*') {
+      star_p = pi++;
+      star_t = ti;
+      continue;
+    }
+    if (pi < p.size()) {
+      const char c = lower(t[ti]);
+      if (p[pi] == '?') { ++pi; ++ti; continue; }
+      if (p[pi] == '[' && p.find(']', pi + 2) != std::string_view::npos) {
+        std::size_t next = 0;
+        if (class_match(p, pi, c, next)) { pi = next; ++ti; continue; }
+      } else if (lower(p[pi]) == c) {
+        ++pi; ++ti; continue;
+      }
+    }
+    if (star_p == std::string_view::npos) return false;
+    pi = star_p + 1;
+    ti = ++star_t;
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+std::vector<StageRule> parse_stage_rules(std::string_view text, const std::string& source) {
+  std::vector<StageRule> rules;
+  std::size_t line_no = 0;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    ++line_no;
+    // '#' starts a comment at the start of a line or after whitespace (names like
+    // "enumerate(DataLoader)#_Iter.__next__" keep their '#').
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (line[i] == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(line[i - 1])))) {
+        line = line.substr(0, i);
+        break;
+      }
+    }
+    line = trim(line);
+    if (line.empty()) continue;
+    const auto where = source + ":" + std::to_string(line_no) + ": ";
+    const std::size_t arrow = line.find("->");
+    if (arrow == std::string_view::npos)
+      throw UsageError(where + "expected 'PATTERN -> STAGE', got '" + std::string(line) + "'");
+    if (line.find("->", arrow + 2) != std::string_view::npos)
+      throw UsageError(where + "more than one '->' on the line");
+    const std::string_view pattern = trim(line.substr(0, arrow));
+    const std::string_view target = trim(line.substr(arrow + 2));
+    if (pattern.empty()) throw UsageError(where + "empty pattern before '->'");
+    if (target.empty()) throw UsageError(where + "empty stage after '->'");
+    if (!valid_identifier(target))
+      throw UsageError(where + "stage '" + std::string(target) +
+                       "' is not a name (letters, digits, '_'; not starting with a digit)");
+    if (to_lower(target) == kOtherStage)
+      throw UsageError(where + "'other' is reserved for time in no stage; use 'ignore'");
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (pattern[i] == '[') {
+        const std::size_t close = pattern.find(']', i + 2);
+        if (close == std::string_view::npos)
+          throw UsageError(where + "unterminated '[' in pattern '" + std::string(pattern) + "'");
+        i = close;
+      }
+    }
+    rules.push_back({to_lower(pattern), parse_target(target), source + ":" + std::to_string(line_no)});
+  }
+  return rules;
+}
+
+std::vector<StageRule> default_stage_rules(const std::string& step_name) {
+  std::vector<StageRule> r;
+  // Exact vocabulary in any domain (torch.cuda.nvtx has no domains).
+  add(r, step_name, "step");
+  add(r, "wait", "wait");
+  for (auto s : kCanonicalStages) add(r, s, s);
+  // PyTorch operator-level ranges (emit_nvtx / record_function) are too fine to be stages:
+  // they belong to the stage that encloses them.
+  add(r, "aten::*", "ignore");
+  add(r, "autograd::*", "ignore");
+  add(r, "*profilerstep*", "step");
+  // Transfers (device-to-host first: generic copy names mean host-to-device).
+  for (auto p : {"*dtoh*", "*d2h*", "*to_cpu*", "*to_host*"}) add(r, p, "d2h");
+  for (auto p : {"*memcpy*htod*", "*htod*", "*h2d*", "*to_device*", "*to_gpu*", "*.cuda*",
+                 "*pin_memory*", "*memcpy*", "*copy*"})
+    add(r, p, "h2d");
+  // Collectives.
+  for (auto p : {"*nccl*", "*allreduce*", "*all_reduce*", "*all_gather*", "*allgather*",
+                 "*reduce_scatter*", "*broadcast*", "*barrier*", "*communicat*"})
+    add(r, p, "communication");
+  // Compute.
+  for (auto p : {"*forward*", "*backward*", "*optimizer*", "*loss*", "*train_step*", "*compute*",
+                 "*zero_grad*"})
+    add(r, p, "gpu_compute");
+  // Input pipeline: transforms first, then reads.
+  for (auto p : {"*collate*", "*transform*", "*augment*", "*preprocess*", "*decode*",
+                 "*tokeniz*", "*normaliz*"})
+    add(r, p, "cpu_preprocess");
+  for (auto p : {"*dataloader*", "*data_loader*", "*read*", "*load*", "*fetch*", "*data*",
+                 "*disk*", "io", "io_*", "*_io", "*_io_*", "*file*"})
+    add(r, p, "disk_io");
+  return r;
+}
+
+StageRules::StageRules(std::vector<StageRule> user_rules, std::string step_name)
+    : rules_(std::move(user_rules)), step_name_(std::move(step_name)) {
+  auto defaults = default_stage_rules(step_name_);
+  rules_.insert(rules_.end(), defaults.begin(), defaults.end());
+}
+
+RangeClass StageRules::classify(std::string_view domain, std::string_view name) const {
+  if (domain == kAmdahlDomain) {
+    if (name == step_name_) return {RangeRole::Step, {}};
+    if (name == "wait") return {RangeRole::Wait, {}};
+    if (name.empty()) return {RangeRole::Ignore, {}};
+    return {RangeRole::Stage, std::string(name)};
+  }
+  std::string full;
+  full.reserve(domain.size() + 2 + name.size());
+  full.append(domain).append("::").append(name);
+  for (const auto& rule : rules_) {
+    if (glob_match(rule.pattern, name) || glob_match(rule.pattern, full)) return rule.target;
+  }
+  return {RangeRole::Ignore, {}};
+}
+
+}  // namespace amdahl::analysis

@@ -1,0 +1,84 @@
+// Driving-thread selection, warm-up exclusion and the analysis window.
+#include "amdahl/analysis/steps.hpp"
+
+#include <algorithm>
+
+#include "amdahl/analysis/errors.hpp"
+
+namespace amdahl::analysis {
+
+std::size_t auto_warmup(const std::vector<std::int64_t>& durations) {
+  if (durations.size() < 2) return 0;
+  std::vector<std::int64_t> sorted = durations;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  const double median = n % 2 ? static_cast<double>(sorted[n / 2])
+                              : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2.0;
+  std::size_t w = 1;
+  while (w + 1 < durations.size() && static_cast<double>(durations[w]) > 3.0 * median) ++w;
+  return w;
+}
+
+StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup) {
+  StepSelection sel;
+  std::size_t best = tl.lanes.size();
+  for (std::size_t i = 0; i < tl.lanes.size(); ++i) {
+    if (tl.lanes[i].steps.empty()) continue;
+    if (best == tl.lanes.size() || tl.lanes[i].steps.size() > tl.lanes[best].steps.size()) best = i;
+  }
+  if (best != tl.lanes.size()) {
+    const Lane& lane = tl.lanes[best];
+    sel.driving_lane = best;
+    sel.has_steps = true;
+    sel.total_steps = lane.steps.size();
+    std::vector<std::int64_t> d;
+    for (const auto& s : lane.steps) d.push_back(s.end_ns - s.start_ns);
+    if (warmup) {
+      sel.warmup_auto = false;
+      sel.warmup = *warmup;
+      if (sel.warmup >= sel.total_steps)
+        throw InputError("--warmup " + std::to_string(sel.warmup) + " leaves no step to analyse: the profile has " +
+                         std::to_string(sel.total_steps) + " step(s)");
+    } else {
+      sel.warmup = auto_warmup(d);
+      if (sel.total_steps < 2)
+        sel.notes.push_back("only one step: no warm-up excluded");
+    }
+    sel.steps.assign(lane.steps.begin() + static_cast<std::ptrdiff_t>(sel.warmup), lane.steps.end());
+    for (std::size_t i = 0; i < sel.steps.size(); ++i) {
+      const std::int64_t end = i + 1 < sel.steps.size() ? sel.steps[i + 1].start_ns : sel.steps[i].end_ns;
+      sel.spans.push_back({sel.steps[i].start_ns, std::max(end, sel.steps[i].start_ns)});
+    }
+    sel.window = {sel.steps.front().start_ns, std::max(sel.steps.back().end_ns, sel.spans.back().end_ns)};
+    sel.spans.back().end_ns = sel.window.end_ns;
+    if (tl.lanes.size() > 1 && std::count_if(tl.lanes.begin(), tl.lanes.end(), [&](const Lane& l) {
+          return l.steps.size() == lane.steps.size();
+        }) > 1)
+      sel.notes.push_back("several threads have the same number of step ranges; the first is the driving thread");
+  } else {
+    // No steps: the longest-lived lane with stage ranges, over its whole run.
+    std::int64_t longest = -1;
+    for (std::size_t i = 0; i < tl.lanes.size(); ++i) {
+      const Lane& l = tl.lanes[i];
+      if (l.stage_ranges == 0) continue;
+      if (l.last_ns - l.first_ns > longest) {
+        longest = l.last_ns - l.first_ns;
+        best = i;
+      }
+    }
+    if (best == tl.lanes.size())
+      throw InputError("the profile has no step ranges and no stage ranges: nothing to analyse "
+                       "(annotate stages with NVTX ranges, see docs/analysis.md)");
+    sel.driving_lane = best;
+    sel.window = {tl.lanes[best].first_ns, tl.lanes[best].last_ns};
+    sel.spans = {sel.window};
+    sel.warmup_auto = !warmup.has_value();
+    sel.notes.push_back("no step ranges found: analysing the whole run of the longest-lived thread with stage "
+                        "ranges; no per-step statistics or intervals");
+  }
+  if (sel.window.end_ns <= sel.window.start_ns)
+    throw InputError("the analysis window is empty (it starts and ends at the same time)");
+  return sel;
+}
+
+}  // namespace amdahl::analysis

@@ -1,0 +1,231 @@
+// Builds the analyzer's lanes from a RecordSet: classifies ranges, flattens each thread's
+// nested ranges into innermost-wins segments, and files steps, waits, blocking CUDA calls and
+// produce/consume marks under their thread.
+#include "amdahl/analysis/timeline.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+namespace amdahl::analysis {
+namespace {
+
+using LaneKey = std::pair<std::uint32_t, std::uint64_t>;
+
+std::size_t lane_index(Timeline& tl, std::uint32_t pid, std::uint64_t tid) {
+  auto [it, inserted] = tl.lane_of.try_emplace(LaneKey{pid, tid}, tl.lanes.size());
+  if (inserted) {
+    Lane lane;
+    lane.pid = pid;
+    lane.tid = tid;
+    tl.lanes.push_back(std::move(lane));
+  }
+  return it->second;
+}
+
+bool integer_payload(const format::Payload& p) {
+  return p.kind == format::PayloadKind::Int64 || p.kind == format::PayloadKind::UInt64;
+}
+
+struct Item {
+  std::int64_t start, end, range;
+  StageId stage;  // stage id, or kLabelWait; kLabelGpuWait for a blocking sync
+};
+
+void flatten(Lane& lane, std::vector<Item>& items) {
+  struct Ev { std::int64_t t; int type; std::size_t i; };  // type 0 = end, 1 = start
+  std::vector<Ev> evs;
+  evs.reserve(items.size() * 2);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    evs.push_back({items[i].start, 1, i});
+    evs.push_back({items[i].end, 0, i});
+  }
+  std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
+    return std::tie(a.t, a.type, a.i) < std::tie(b.t, b.type, b.i);
+  });
+  // Innermost = latest start; on equal starts the earlier end; then the later record.
+  using Key = std::tuple<std::int64_t, std::int64_t, std::size_t>;
+  auto key = [&](std::size_t i) { return Key{items[i].start, -items[i].end, i}; };
+  std::set<Key> labelled, stages;
+  int syncs = 0;
+  std::int64_t prev = evs.empty() ? 0 : evs.front().t;
+  auto emit = [&](std::int64_t a, std::int64_t b) {
+    if (b <= a) return;
+    Segment s{a, b, kLabelOther, kLabelOther, -1};
+    if (!labelled.empty()) {
+      const auto& top = items[std::get<2>(*labelled.rbegin())];
+      s.label = top.stage;
+      s.range = top.range;
+    } else if (syncs > 0) {
+      s.label = kLabelGpuWait;
+    }
+    if (!stages.empty()) s.stage = items[std::get<2>(*stages.rbegin())].stage;
+    auto& segs = lane.segments;
+    if (!segs.empty() && segs.back().end_ns == a && segs.back().label == s.label &&
+        segs.back().stage == s.stage && segs.back().range == s.range) {
+      segs.back().end_ns = b;
+    } else {
+      segs.push_back(s);
+    }
+  };
+  for (const Ev& e : evs) {
+    emit(prev, e.t);
+    prev = e.t;
+    const Item& it = items[e.i];
+    const bool is_sync = it.stage == kLabelGpuWait;
+    if (is_sync) {
+      syncs += e.type == 1 ? 1 : -1;
+    } else {
+      if (e.type == 1) labelled.insert(key(e.i)); else labelled.erase(key(e.i));
+      if (it.stage >= 0) {
+        if (e.type == 1) stages.insert(key(e.i)); else stages.erase(key(e.i));
+      }
+    }
+  }
+}
+
+std::string_view strip_version(std::string_view name) {
+  const std::size_t v = name.rfind("_v");
+  if (v != std::string_view::npos && v + 2 < name.size() &&
+      std::all_of(name.begin() + static_cast<std::ptrdiff_t>(v + 2), name.end(),
+                  [](char c) { return c >= '0' && c <= '9'; }))
+    return name.substr(0, v);
+  return name;
+}
+
+}  // namespace
+
+const Segment* Lane::segment_at(std::int64_t t) const {
+  auto it = std::upper_bound(segments.begin(), segments.end(), t,
+                             [](std::int64_t v, const Segment& s) { return v < s.start_ns; });
+  if (it == segments.begin()) return nullptr;
+  --it;
+  return t < it->end_ns ? &*it : nullptr;
+}
+
+StageId Timeline::stage_id(const std::string& name) const {
+  auto it = std::find(stage_names.begin(), stage_names.end(), name);
+  return it == stage_names.end() ? -1 : static_cast<StageId>(it - stage_names.begin());
+}
+
+bool is_blocking_cuda_call(std::string_view name) {
+  static const std::set<std::string_view> kBlocking = {
+      "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaThreadSynchronize",
+      "cudaEventSynchronize",  "cuStreamSynchronize",   "cuCtxSynchronize",
+      "cuEventSynchronize",    "cudaMemcpy",            "cudaMemcpy2D",
+      "cudaMemcpy3D",          "cudaMemcpyToSymbol",    "cudaMemcpyFromSymbol",
+      "cuMemcpy",              "cuMemcpyHtoD",          "cuMemcpyDtoH",
+      "cuMemcpyDtoD"};
+  return kBlocking.count(strip_version(name)) > 0;
+}
+
+Timeline build_timeline(const format::RecordSet& rs, const StageRules& rules) {
+  Timeline tl;
+  tl.records = &rs;
+  for (auto s : kCanonicalStages) tl.stage_names.emplace_back(s);
+
+  // Classify every range (cached per (domain, name) string pair).
+  std::unordered_map<std::uint64_t, std::pair<RangeClass, StageId>> cache;
+  tl.range_class.resize(rs.ranges.size());
+  std::vector<StageId> range_stage(rs.ranges.size(), kLabelOther);
+  for (std::size_t i = 0; i < rs.ranges.size(); ++i) {
+    const auto& r = rs.ranges[i];
+    const std::uint64_t k = (static_cast<std::uint64_t>(r.domain) << 32) | r.name;
+    auto it = cache.find(k);
+    if (it == cache.end()) {
+      RangeClass c = rules.classify(rs.str(r.domain), rs.str(r.name));
+      StageId id = kLabelOther;
+      if (c.role == RangeRole::Stage) {
+        id = tl.stage_id(c.stage);
+        if (id < 0) {
+          id = static_cast<StageId>(tl.stage_names.size());
+          tl.stage_names.push_back(c.stage);
+        }
+      }
+      it = cache.emplace(k, std::make_pair(std::move(c), id)).first;
+    }
+    tl.range_class[i] = it->second.first;
+    range_stage[i] = it->second.second;
+  }
+
+  std::vector<std::vector<Item>> items;
+  auto items_of = [&](std::size_t lane) -> std::vector<Item>& {
+    if (items.size() <= lane) items.resize(lane + 1);
+    return items[lane];
+  };
+  for (std::size_t i = 0; i < rs.ranges.size(); ++i) {
+    const auto& r = rs.ranges[i];
+    const RangeRole role = tl.range_class[i].role;
+    if (role == RangeRole::Ignore || r.end_ns < r.start_ns) continue;
+    const std::size_t li = lane_index(tl, r.pid, r.tid);
+    Lane& lane = tl.lanes[li];
+    if (lane.first_ns == lane.last_ns && lane.first_ns == 0) {
+      lane.first_ns = r.start_ns;
+      lane.last_ns = r.end_ns;
+    }
+    lane.first_ns = std::min(lane.first_ns, r.start_ns);
+    lane.last_ns = std::max(lane.last_ns, r.end_ns);
+    if (role == RangeRole::Step) {
+      lane.steps.push_back({r.start_ns, r.end_ns});
+      continue;
+    }
+    if (role == RangeRole::Wait) {
+      lane.wait_ranges.push_back({r.start_ns, r.end_ns});
+      items_of(li).push_back({r.start_ns, r.end_ns, static_cast<std::int64_t>(i), kLabelWait});
+    } else {
+      ++lane.stage_ranges;
+      items_of(li).push_back({r.start_ns, r.end_ns, static_cast<std::int64_t>(i), range_stage[i]});
+    }
+  }
+
+  // Blocking CUDA calls: by API name, and CUPTI sync records through their correlation id.
+  std::unordered_map<std::uint64_t, std::size_t> api_of;  // (pid, correlation) -> api call
+  for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
+    const auto& a = rs.api_calls[i];
+    api_of.emplace((static_cast<std::uint64_t>(a.pid) << 32) | a.correlation_id, i);
+    if (a.end_ns > a.start_ns && is_blocking_cuda_call(rs.str(a.name))) {
+      const std::size_t li = lane_index(tl, a.pid, a.tid);
+      tl.lanes[li].blocking_syncs.push_back({a.start_ns, a.end_ns});
+      items_of(li).push_back({a.start_ns, a.end_ns, -1, kLabelGpuWait});
+    }
+  }
+  for (const auto& s : rs.syncs) {
+    if (s.kind == format::SyncKind::StreamWaitEvent || s.end_ns <= s.start_ns) continue;
+    auto it = api_of.find((static_cast<std::uint64_t>(s.pid) << 32) | s.correlation_id);
+    if (it == api_of.end()) continue;  // no thread known for it
+    const auto& a = rs.api_calls[it->second];
+    const std::size_t li = lane_index(tl, a.pid, a.tid);
+    tl.lanes[li].blocking_syncs.push_back({s.start_ns, s.end_ns});
+    items_of(li).push_back({s.start_ns, s.end_ns, -1, kLabelGpuWait});
+  }
+
+  for (const auto& m : rs.marks) {
+    const std::string& dom = rs.str(m.domain);
+    if (!(dom == kAmdahlDomain || dom.empty()) || !integer_payload(m.payload)) continue;
+    const std::string& name = rs.str(m.name);
+    if (name != "produce" && name != "consume") continue;
+    Lane& lane = tl.lanes[lane_index(tl, m.pid, m.tid)];
+    (name == "produce" ? lane.produces : lane.consumes).push_back({m.ts_ns, m.payload.i});
+    tl.has_item_marks = true;
+  }
+
+  for (const auto& t : rs.threads) {
+    auto it = tl.lane_of.find(LaneKey{t.pid, t.tid});
+    if (it != tl.lane_of.end()) tl.lanes[it->second].name = rs.str(t.name);
+  }
+  for (std::size_t li = 0; li < tl.lanes.size(); ++li) {
+    Lane& lane = tl.lanes[li];
+    auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
+    auto by_ts = [](const ItemMark& a, const ItemMark& b) { return a.ts_ns < b.ts_ns; };
+    std::sort(lane.steps.begin(), lane.steps.end(), by_start);
+    std::sort(lane.wait_ranges.begin(), lane.wait_ranges.end(), by_start);
+    std::sort(lane.blocking_syncs.begin(), lane.blocking_syncs.end(), by_start);
+    std::stable_sort(lane.produces.begin(), lane.produces.end(), by_ts);
+    std::stable_sort(lane.consumes.begin(), lane.consumes.end(), by_ts);
+    if (li < items.size()) flatten(lane, items[li]);
+  }
+  return tl;
+}
+
+}  // namespace amdahl::analysis

@@ -1,0 +1,96 @@
+// The overlap-aware model: the run as a dependency graph (DESIGN.md, "Replay semantics"),
+// replayed with some stages scaled, and its critical path. Host lanes are cut into work and
+// wait nodes; GPU streams hold one node per operation. Edges: program order on every lane,
+// launch (API call -> GPU op), completion (GPU op -> the blocking call that waited for it),
+// produce -> consume (marks with the same item), and consume -> a blocked producer's put.
+// Each edge carries the delay observed on it, so a replay with every factor 1 reproduces the
+// recording exactly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "amdahl/analysis/gpu_attribution.hpp"
+#include "amdahl/analysis/steps.hpp"
+#include "amdahl/analysis/timeline.hpp"
+
+namespace amdahl::analysis {
+
+enum class NodeKind : std::uint8_t {
+  Work,     // has a duration that scaling may change (stage time, or `other`, never scaled)
+  Launch,   // time inside a CUDA API call that is not a wait: launch overhead, never scaled
+  Wait,     // a consequence: ends when its joins allow (queue waits, blocking CUDA calls)
+  GpuOp,    // a kernel, copy or set on a GPU stream
+};
+
+struct ReplayNode {
+  std::int64_t start_ns = 0;  // recorded
+  std::int64_t end_ns = 0;    // recorded
+  std::uint32_t lane = 0;     // index into ReplayGraph::lanes
+  NodeKind kind = NodeKind::Work;
+  StageId stage = kLabelOther;  // Work / GpuOp: the stage it belongs to (kLabelOther: none)
+  std::int64_t base_ns = 0;     // Wait: time it takes when nothing holds it back
+};
+
+// `to` may start (Work/Launch/GpuOp) or end (Wait) no earlier than `from` ends + weight_ns.
+struct ReplayEdge {
+  std::uint32_t from = 0;
+  std::int64_t weight_ns = 0;
+  bool join = false;  // true: constrains the end of a Wait node; false: the start of `to`
+};
+
+struct ReplayLane {
+  bool gpu = false;
+  std::uint32_t pid = 0;
+  std::uint64_t id = 0;       // host: OS tid; GPU: (device << 32) | stream
+  std::size_t timeline_lane = 0;  // host lanes: index into Timeline::lanes
+  std::string name;
+};
+
+struct ReplayGraph {
+  std::vector<ReplayLane> lanes;
+  std::vector<ReplayNode> nodes;
+  // Incoming edges of node i: edges[edge_begin[i] .. edge_begin[i + 1]).
+  std::vector<std::uint32_t> edge_begin;
+  std::vector<ReplayEdge> edges;
+  std::vector<std::string> stage_names;  // StageId -> name (from the Timeline)
+  // The analysis window on the driving lane: the node starting at the first analysed step and
+  // one node starting at every later step start; the node ending at the window end.
+  std::vector<std::uint32_t> span_first_node;  // per span (step), the node starting it
+  std::uint32_t window_end_node = 0;          // the node whose end is the window end
+  Interval window;
+  // Honest limits: waits that could not be linked to what they waited for are replayed with
+  // their recorded duration, which makes projections through them bounds, not estimates.
+  std::size_t unlinked_waits = 0;
+  std::size_t linked_waits = 0;
+  std::size_t gpu_joins = 0;
+  std::size_t dropped_backward_edges = 0;  // edges that pointed back in time (clock noise)
+};
+
+ReplayGraph build_replay_graph(const Timeline& timeline, const std::vector<GpuOpStage>& gpu_op_stages,
+                               const StepSelection& selection);
+
+struct ReplayResult {
+  std::vector<std::int64_t> start_ns;  // replayed, per node
+  std::vector<std::int64_t> end_ns;
+  std::vector<std::uint32_t> binding;  // per node: the edge index that determined it, or ~0u
+  std::int64_t window_ns = 0;          // replayed window length
+  std::vector<std::int64_t> span_ns;   // replayed length of every span (step)
+};
+
+// factors[stage] > 0: that stage's work and GPU ops take duration / factor. Missing entries: 1.
+ReplayResult replay(const ReplayGraph& graph, const std::vector<double>& factors);
+
+struct CriticalPath {
+  // Time on the critical path per stage, then `other` last (index stage_names.size()); sums to
+  // the window length.
+  std::vector<double> exposed_ns;
+  std::vector<std::vector<double>> span_exposed;  // [span][stage or other]
+  std::size_t nodes_on_path = 0;
+  std::size_t lane_switches = 0;
+};
+
+CriticalPath critical_path(const ReplayGraph& graph, const ReplayResult& result);
+
+}  // namespace amdahl::analysis

@@ -1,0 +1,37 @@
+// Steps and the analysis window: the driving thread (the lane with the most step ranges),
+// warm-up exclusion (explicit or automatic), and the window from the first analysed step's
+// start to the last one's end; without steps, the whole run of the longest-lived lane that has
+// stage ranges.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amdahl/analysis/timeline.hpp"
+
+namespace amdahl::analysis {
+
+struct StepSelection {
+  std::size_t driving_lane = 0;
+  bool has_steps = false;
+  std::size_t total_steps = 0;   // step ranges on the driving lane
+  std::size_t warmup = 0;        // leading steps excluded
+  bool warmup_auto = true;
+  std::vector<Interval> steps;   // the analysed steps, sorted
+  // The window cut into one span per analysed step: a span runs from its step's start to the
+  // next step's start (the last one to its end), so spans partition the window exactly.
+  std::vector<Interval> spans;
+  Interval window;
+  std::vector<std::string> notes;
+};
+
+// Automatic warm-up: always the first step, then every following leading step longer than 3x
+// the median step duration (stops at the first that is not). Fewer than 2 steps: none.
+std::size_t auto_warmup(const std::vector<std::int64_t>& durations);
+
+// Throws InputError when there is nothing to analyse or the warm-up leaves no step.
+StepSelection select_steps(const Timeline& timeline, std::optional<std::size_t> warmup);
+
+}  // namespace amdahl::analysis
