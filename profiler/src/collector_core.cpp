@@ -200,6 +200,28 @@ __attribute__((destructor)) void collector_unload() noexcept {
 
 // --- shared with the part writer and the NVTX layer -----------------------------------------
 
+PackedPayload pack(const format::Payload& p) noexcept {
+  PackedPayload out;
+  out.kind = p.kind;
+  if (p.kind == format::PayloadKind::Double) {
+    std::memcpy(&out.bits, &p.d, sizeof out.bits);
+  } else {
+    out.bits = p.i;
+  }
+  return out;
+}
+
+format::Payload unpack(const PackedPayload& p) noexcept {
+  format::Payload out;
+  out.kind = p.kind;
+  if (p.kind == format::PayloadKind::Double) {
+    std::memcpy(&out.d, &p.bits, sizeof out.d);
+  } else if (p.kind != format::PayloadKind::None) {
+    out.i = p.bits;
+  }
+  return out;
+}
+
 std::atomic<std::int64_t>& buffer_bytes_in_use() noexcept { return g_bytes_in_use; }
 std::int64_t buffer_bytes_budget() noexcept { return g_bytes_budget; }
 
@@ -264,7 +286,9 @@ int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::u
     r->category = category;
     r->depth = depth;
     r->parent_local = top == nullptr ? -1 : top->local;
-    r->payload = payload;
+    const PackedPayload pp = pack(payload);
+    r->payload_bits = pp.bits;
+    r->payload_kind = pp.kind;
     r->kind = format::RangeKind::PushPop;
     entry.local = static_cast<std::int64_t>(ts->ranges.publish());
     entry.rec = r;
@@ -322,7 +346,9 @@ std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId n
   r->category = category;
   r->depth = -1;
   r->parent_local = -1;
-  r->payload = payload;
+  const PackedPayload pp = pack(payload);
+  r->payload_bits = pp.bits;
+  r->payload_kind = pp.kind;
   r->kind = format::RangeKind::StartEnd;
   const std::uint64_t local = ts->ranges.publish();
   return (std::uint64_t{g_epoch.load(std::memory_order_relaxed) & 0xFFu} << kIdEpochShift) |
@@ -360,7 +386,7 @@ void add_mark(ThreadState* ts, format::StrId domain, format::StrId name, std::ui
   m->domain = domain;
   m->name = name;
   m->category = category;
-  m->payload = payload;
+  m->payload = pack(payload);
   ts->marks.publish();
 }
 

@@ -18,17 +18,26 @@
 
 namespace amdahl::profiler::detail {
 
+// A payload packed into 9 bytes (format::Payload is 24): the kind and the 64-bit pattern.
+struct PackedPayload {
+  std::int64_t bits = 0;
+  format::PayloadKind kind = format::PayloadKind::None;
+};
+PackedPayload pack(const format::Payload& p) noexcept;
+format::Payload unpack(const PackedPayload& p) noexcept;
+
 // A range as the collector holds it while the process runs. end_ns == 0 means still open.
 struct LocalRange {
   std::int64_t start_ns = 0;
   std::atomic<std::int64_t> end_ns{0};
+  std::int64_t parent_local = -1;  // index of the parent in the same thread's buffer
+  std::int64_t payload_bits = 0;
   std::atomic<std::uint32_t> end_tid{0};
   format::StrId domain = format::kNoString;
   format::StrId name = format::kNoString;
   std::uint32_t category = 0;
-  std::int32_t depth = 0;          // -1 for start/end ranges
-  std::int64_t parent_local = -1;  // index of the parent in the same thread's buffer
-  format::Payload payload;
+  std::int32_t depth = 0;  // -1 for start/end ranges
+  format::PayloadKind payload_kind = format::PayloadKind::None;
   format::RangeKind kind = format::RangeKind::PushPop;
 };
 
@@ -37,7 +46,7 @@ struct LocalMark {
   format::StrId domain = format::kNoString;
   format::StrId name = format::kNoString;
   std::uint32_t category = 0;
-  format::Payload payload;
+  PackedPayload payload;
 };
 
 // One open push/pop range on a thread's stack. local < 0: not recorded (dropped, or inherited

@@ -73,7 +73,7 @@ void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t wri
       rec.depth = r->depth;
       rec.parent = r->parent_local < 0 ? -1 : base + r->parent_local;
       rec.start_ns = r->start_ns;
-      rec.payload = r->payload;
+      rec.payload = unpack(PackedPayload{r->payload_bits, r->payload_kind});
       const std::int64_t end = r->end_ns.load(std::memory_order_acquire);
       if (end == 0) {
         rec.end_ns = write_ns < rec.start_ns ? rec.start_ns : write_ns;
@@ -94,7 +94,7 @@ void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t wri
       const LocalMark* m = ts->marks.at(i);
       if (m == nullptr) break;
       out.marks.push_back(format::MarkRec{pid, ts->tid, m->domain, m->name, m->category,
-                                          m->ts_ns, m->payload});
+                                          m->ts_ns, unpack(m->payload)});
     }
   }
   // Threads named through nvtxNameOsThread that never made an NVTX call themselves.

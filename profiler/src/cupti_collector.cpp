@@ -1,0 +1,304 @@
+// The CUPTI collector: the CUDA injection entry point (InitializeInjection, loaded by the driver
+// through CUDA_INJECTION64_PATH). The only file that calls cupti* functions: it sets CUPTI's
+// clock to the collector's, hands CUPTI buffers from a pool, converts completed buffers with
+// ActivityConverter, flushes at cudaDeviceReset / context teardown / exit, appends the records
+// to the process's part through a PartHook, and disables CUPTI at the end.
+#include <cupti.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "collector_core.hpp"
+#include "cupti_buffer_pool.hpp"
+#include "cupti_log.hpp"
+#include "cupti_records.hpp"
+
+namespace amdahl::profiler::cupti {
+namespace {
+
+// The activity kinds we enable, in order. CONCURRENT_KERNEL also records kernels launched by
+// CUDA graphs (node-level tracing is CUPTI's default as long as GRAPH_TRACE stays off) and by
+// cudaLaunchKernelExC / cuLaunchKernelEx; INTERNAL_LAUNCH_API gives launches the driver makes
+// outside any public API call their API record.
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_DEVICE,           CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,           CUPTI_ACTIVITY_KIND_MEMCPY2,
+    CUPTI_ACTIVITY_KIND_MEMSET,           CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER,           CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,  CUPTI_ACTIVITY_KIND_OVERHEAD,
+};
+
+struct CoreInterner final : Interner {
+  format::StrId intern(std::string_view s) noexcept override { return profiler::intern(s); }
+};
+
+std::size_t env_size(const char* name, std::size_t fallback) noexcept {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  return (end != v && *end == '\0') ? static_cast<std::size_t>(n) : fallback;
+}
+
+bool env_off(const char* name) noexcept {
+  const char* v = std::getenv(name);
+  return v != nullptr && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0 || std::strcmp(v, "false") == 0);
+}
+
+const char* api_name_lookup(format::ApiKind api, std::uint32_t cbid) noexcept {
+  const char* name = nullptr;
+  const auto domain = api == format::ApiKind::Runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+  if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS) return nullptr;
+  return name;
+}
+
+// Everything the collector holds. Allocated once and never freed: CUPTI's worker thread and the
+// exit handlers may still run while static destructors do.
+struct State {
+  State(std::size_t buffer_bytes, std::size_t max_buffers)
+      : pid(static_cast<std::uint32_t>(getpid())),
+        pool(buffer_bytes, max_buffers),
+        converter(pid, interner, &api_name_lookup) {}
+
+  std::uint32_t pid;
+  BufferPool pool;
+  CoreInterner interner;
+  std::mutex mu;                 // guards converter, records, dropped, buffers_completed
+  ActivityConverter converter;
+  format::RecordSet records;     // everything converted so far (each part write gets it all)
+  std::uint64_t dropped = 0;
+  std::uint64_t buffers_completed = 0;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::atomic<bool> torn_down{false};
+  std::atomic<bool> finishing{false};
+  bool exit_sync = true;
+  std::uint32_t enabled_mask = 0;  // bit i: kKinds[i] enabled
+};
+
+State* g_state = nullptr;
+
+bool ok(CUptiResult r, const char* what) noexcept {
+  if (r == CUPTI_SUCCESS) return true;
+  const char* msg = nullptr;
+  cuptiGetResultString(r, &msg);
+  log(LogLevel::Warn, "%s failed: %s", what, msg ? msg : "unknown error");
+  return false;
+}
+
+bool in_owner_process() noexcept {
+  return g_state != nullptr && static_cast<std::uint32_t>(getpid()) == g_state->pid;
+}
+
+std::uint64_t CUPTIAPI timestamp_callback() { return static_cast<std::uint64_t>(now_ns()); }
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *max_records = 0;
+  *buffer = g_state ? g_state->pool.take() : nullptr;
+  *size = *buffer ? g_state->pool.buffer_bytes() : 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+  if (g_state == nullptr) return;
+  try {
+    std::size_t dropped = 0;
+    cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
+    std::lock_guard<std::mutex> lock(g_state->mu);
+    CUpti_Activity* rec = nullptr;
+    while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+      g_state->converter.convert(rec, g_state->records);
+    }
+    g_state->dropped += dropped;
+    ++g_state->buffers_completed;
+  } catch (...) {
+    // Out of memory while appending: the records of this buffer are lost; keep the host alive.
+  }
+  g_state->pool.give_back(buffer);
+}
+
+// Blocks until the calling thread's current context is idle, so a forced flush finds complete
+// records. Uses the driver already loaded in the process (never loads one).
+void sync_current_context() noexcept {
+  if (g_state == nullptr || !g_state->exit_sync) return;
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (lib == nullptr) return;
+  using GetCurrent = int (*)(void**);
+  using Sync = int (*)();
+  auto get_current = reinterpret_cast<GetCurrent>(dlsym(lib, "cuCtxGetCurrent"));
+  auto sync = reinterpret_cast<Sync>(dlsym(lib, "cuCtxSynchronize"));
+  void* ctx = nullptr;
+  if (get_current && sync && get_current(&ctx) == 0 && ctx != nullptr) sync();
+  dlclose(lib);
+}
+
+void flush(bool forced) noexcept {
+  if (g_state == nullptr || g_state->torn_down.load()) return;
+  ok(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0), "cuptiActivityFlushAll");
+}
+
+// Flush, then have the core write the part (which calls part_hook).
+void flush_and_write(const char* why, bool sync_first) noexcept {
+  if (!in_owner_process()) return;
+  log(LogLevel::Debug, "flush and write part (%s)", why);
+  if (sync_first) sync_current_context();
+  flush(true);
+  write_part_now();
+}
+
+// Stops CUPTI collection so the rest of the process (other exit handlers, the CUDA runtime's
+// teardown) runs at full speed.
+void tear_down() noexcept {
+  if (g_state == nullptr || g_state->torn_down.exchange(true)) return;
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  for (std::size_t i = 0; i < std::size(kKinds); ++i) {
+    if (g_state->enabled_mask & (1U << i)) cuptiActivityDisable(kKinds[i]);
+  }
+  if (g_state->subscriber != nullptr) {
+    cuptiUnsubscribe(g_state->subscriber);
+    g_state->subscriber = nullptr;
+  }
+  log(LogLevel::Debug, "CUPTI collection stopped");
+}
+
+void at_exit() {
+  if (!in_owner_process() || g_state->finishing.exchange(true)) return;
+  flush_and_write("exit", true);
+  tear_down();
+}
+
+void part_hook(format::RecordSet& out) noexcept {
+  if (!in_owner_process()) return;
+  try {
+    flush(true);
+    std::lock_guard<std::mutex> lock(g_state->mu);
+    format::RecordSet mine;
+    mine.gpu_ops = g_state->records.gpu_ops;
+    mine.api_calls = g_state->records.api_calls;
+    mine.syncs = g_state->records.syncs;
+    mine.devices = g_state->records.devices;
+    order_records(mine);
+    out.gpu_ops.insert(out.gpu_ops.end(), mine.gpu_ops.begin(), mine.gpu_ops.end());
+    out.api_calls.insert(out.api_calls.end(), mine.api_calls.begin(), mine.api_calls.end());
+    out.syncs.insert(out.syncs.end(), mine.syncs.begin(), mine.syncs.end());
+    out.devices.insert(out.devices.end(), mine.devices.begin(), mine.devices.end());
+
+    auto diags = g_state->converter.stats().as_diagnostics();
+    if (g_state->dropped) diags.emplace_back("cupti.dropped_records", g_state->dropped);
+    if (g_state->pool.exhausted()) diags.emplace_back("cupti.buffer_pool_exhausted", g_state->pool.exhausted());
+    if (mine.devices.empty()) diags.emplace_back("cupti.no_device", 1);
+    for (const auto& [key, n] : diags) {
+      format::DiagRec d;
+      d.pid = g_state->pid;
+      d.key = profiler::intern(key);
+      d.count = n;
+      out.diagnostics.push_back(d);
+    }
+  } catch (...) {
+    // Out of memory: the part is written without (some of) the GPU records.
+  }
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+      // The context's records must leave CUPTI before its memory goes. No driver call here:
+      // the driver is in the middle of destroying the context.
+      flush_and_write("context destroy", false);
+    }
+    return;
+  }
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (info == nullptr || info->callbackSite != CUPTI_API_ENTER) return;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+    flush_and_write("cudaDeviceReset", true);
+  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+             (cbid == CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset ||
+              cbid == CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2)) {
+    flush_and_write("cuDevicePrimaryCtxReset", true);
+  }
+}
+
+void subscribe() noexcept {
+  CUpti_SubscriberHandle sub = nullptr;
+  if (!ok(cuptiSubscribe(&sub, &on_callback, nullptr), "cuptiSubscribe (flush at cudaDeviceReset)")) return;
+  g_state->subscriber = sub;
+  ok(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
+     "cuptiEnableCallback(cudaDeviceReset)");
+  ok(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset),
+     "cuptiEnableCallback(cuDevicePrimaryCtxReset)");
+  ok(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2),
+     "cuptiEnableCallback(cuDevicePrimaryCtxReset_v2)");
+  ok(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
+     "cuptiEnableCallback(context destroy)");
+}
+
+int initialize() noexcept {
+  if (g_state != nullptr) return 1;
+  if (!collector_enabled()) return 1;  // not under `amdahl profile`: stay out of the way
+  if (env_off("AMDAHL_CUPTI")) {
+    log(LogLevel::Info, "AMDAHL_CUPTI=0: GPU activity not collected");
+    return 1;
+  }
+  std::uint32_t version = 0;
+  if (cuptiGetVersion(&version) == CUPTI_SUCCESS && version / 100 != CUPTI_API_VERSION / 100) {
+    log(LogLevel::Warn, "CUPTI library version %u differs from the headers amdahl was built with (%u); "
+        "record layouts may differ", version, static_cast<unsigned>(CUPTI_API_VERSION));
+  }
+  try {
+    g_state = new State(env_size("AMDAHL_CUPTI_BUFFER_KB", 4096) * 1024, env_size("AMDAHL_CUPTI_MAX_BUFFERS", 64));
+  } catch (...) {
+    log(LogLevel::Error, "out of memory: GPU activity not collected");
+    return 1;
+  }
+  g_state->exit_sync = !env_off("AMDAHL_CUPTI_EXIT_SYNC");
+  // Two buffers up front, so the first requests do not allocate on a launching thread.
+  std::uint8_t* b1 = g_state->pool.take();
+  std::uint8_t* b2 = g_state->pool.take();
+  g_state->pool.give_back(b1);
+  g_state->pool.give_back(b2);
+
+  // The clock first: every record after this is on the collector's CLOCK_MONOTONIC.
+  ok(cuptiActivityRegisterTimestampCallback(&timestamp_callback), "cuptiActivityRegisterTimestampCallback");
+  ok(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType(SYSTEM)");
+  if (!ok(cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed), "cuptiActivityRegisterCallbacks")) {
+    return 1;
+  }
+  const bool driver = !env_off("AMDAHL_CUPTI_DRIVER");
+  for (std::size_t i = 0; i < std::size(kKinds); ++i) {
+    if (kKinds[i] == CUPTI_ACTIVITY_KIND_DRIVER && !driver) continue;
+    if (cuptiActivityEnable(kKinds[i]) == CUPTI_SUCCESS) {
+      g_state->enabled_mask |= 1U << i;
+    } else {
+      log(LogLevel::Warn, "could not enable CUPTI activity kind %d", static_cast<int>(kKinds[i]));
+      count_diagnostic("cupti.kind_not_enabled." + std::to_string(static_cast<int>(kKinds[i])));
+    }
+  }
+  if (const std::size_t ms = env_size("AMDAHL_CUPTI_FLUSH_MS", 0); ms > 0) {
+    ok(cuptiActivityFlushPeriod(static_cast<std::uint32_t>(ms)), "cuptiActivityFlushPeriod");
+  }
+  subscribe();
+  register_part_hook(&part_hook);
+  std::atexit(&at_exit);
+  log(LogLevel::Info, "CUPTI collection started (CUPTI %u, buffers of %zu KiB)", version,
+      g_state->pool.buffer_bytes() / 1024);
+  return 1;
+}
+
+}  // namespace
+}  // namespace amdahl::profiler::cupti
+
+// The CUDA injection entry point: called by the CUDA driver when it initialises, in every
+// process that has CUDA_INJECTION64_PATH pointing at this library. Returns 1 (success) even when
+// it chose not to collect; never throws.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  try {
+    return amdahl::profiler::cupti::initialize();
+  } catch (...) {
+    return 1;
+  }
+}

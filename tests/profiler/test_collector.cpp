@@ -1,0 +1,412 @@
+// End-to-end tests of libamdahl_collector.so: runs nvtx_helper with the collector injected
+// (fork/exec, no shell), reads the part files it writes and checks every record.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <doctest/doctest.h>
+#include <string>
+#include <vector>
+
+#include "amdahl/format/part_file.hpp"
+
+extern char** environ;
+
+namespace {
+
+using namespace amdahl::format;
+
+std::string build_dir() {
+  const char* b = std::getenv("AMDAHL_BUILD_DIR");
+  if (b == nullptr || *b == '\0') {
+    MESSAGE("AMDAHL_BUILD_DIR is not set; skipping");
+    std::exit(77);
+  }
+  return b;
+}
+std::string collector_path() { return build_dir() + "/lib/libamdahl_collector.so"; }
+std::string helper_path() { return build_dir() + "/tests/nvtx_helper"; }
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/amdahl-collector-test-XXXXXX";
+    const char* p = ::mkdtemp(tmpl);
+    REQUIRE(p != nullptr);
+    path = p;
+  }
+  ~TempDir() {
+    if (DIR* d = ::opendir(path.c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+          ::unlink((path + "/" + e->d_name).c_str());
+        }
+      }
+      ::closedir(d);
+    }
+    ::rmdir(path.c_str());
+  }
+  std::vector<std::string> files() const {
+    std::vector<std::string> out;
+    if (DIR* d = ::opendir(path.c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+          out.push_back(e->d_name);
+        }
+      }
+      ::closedir(d);
+    }
+    return out;
+  }
+};
+
+struct RunResult {
+  pid_t pid = 0;
+  int exit_code = -1;
+  std::string out;
+};
+
+// The current environment without the collector's variables, plus `extra`.
+std::vector<std::string> make_env(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('='));
+    if (key == "NVTX_INJECTION64_PATH" || key == "AMDAHL_PART_DIR" || key == "RANK" ||
+        key == "OMPI_COMM_WORLD_RANK" || key == "PMI_RANK" || key == "AMDAHL_LOG_LEVEL") {
+      continue;
+    }
+    env.push_back(kv);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+RunResult run(const std::vector<std::string>& args, const std::vector<std::string>& env,
+              const std::string& cwd = "") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  RunResult r;
+  r.pid = pid;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    r.out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::vector<RecordSet> read_parts(const TempDir& dir) {
+  std::vector<RecordSet> parts;
+  for (const auto& f : dir.files()) {
+    INFO("file " << f);
+    CHECK(f.size() > 8);
+    CHECK(f.substr(f.size() - 8) == ".amdpart");  // no temporary files left behind
+    CHECK(f.rfind("part-", 0) == 0);
+    parts.push_back(read_part(dir.path + "/" + f));
+  }
+  return parts;
+}
+
+std::int64_t find_range(const RecordSet& rs, const std::string& name) {
+  std::int64_t found = -1;
+  for (std::size_t i = 0; i < rs.ranges.size(); ++i) {
+    if (rs.str(rs.ranges[i].name) == name) {
+      REQUIRE_MESSAGE(found == -1, "range name appears twice: " << name);
+      found = static_cast<std::int64_t>(i);
+    }
+  }
+  REQUIRE_MESSAGE(found >= 0, "range not found: " << name);
+  return found;
+}
+
+const MarkRec& find_mark(const RecordSet& rs, const std::string& name) {
+  for (const auto& m : rs.marks) {
+    if (rs.str(m.name) == name) return m;
+  }
+  FAIL("mark not found: " << name);
+  return rs.marks.front();
+}
+
+std::uint64_t diag(const RecordSet& rs, const std::string& key) {
+  for (const auto& d : rs.diagnostics) {
+    if (rs.str(d.key) == key) return d.count;
+  }
+  return 0;
+}
+
+std::string thread_name(const RecordSet& rs, std::uint64_t tid) {
+  for (const auto& t : rs.threads) {
+    if (t.tid == tid) return rs.str(t.name);
+  }
+  return "<no thread>";
+}
+
+}  // namespace
+
+TEST_CASE("collector records ranges, marks, names, payloads and diagnostics exactly") {
+  TempDir dir;
+  const auto env = make_env({"NVTX_INJECTION64_PATH=" + collector_path(),
+                             "AMDAHL_PART_DIR=" + dir.path, "RANK=5"});
+  const RunResult r = run({helper_path(), "full"}, env);
+  CHECK(r.exit_code == 3);
+  CHECK(r.out == "helper done\n");
+
+  const auto parts = read_parts(dir);
+  REQUIRE(parts.size() == 1);
+  const RecordSet& rs = parts[0];
+  const auto pid = static_cast<std::uint32_t>(r.pid);
+
+  REQUIRE(rs.processes.size() == 1);
+  const ProcessRec& proc = rs.processes[0];
+  CHECK(proc.pid == pid);
+  CHECK(proc.ppid == static_cast<std::uint32_t>(::getpid()));
+  CHECK(rs.str(proc.command) == helper_path() + " full");
+  CHECK(proc.rank == 5);
+  CHECK(proc.start_ns > 0);
+  CHECK(proc.end_ns >= proc.start_ns);
+
+  // Threads: main (tid == pid, OS name from comm) and the worker (renamed by NVTX).
+  REQUIRE(rs.threads.size() == 2);
+  CHECK(thread_name(rs, pid) == "helper-main");
+  std::uint64_t worker_tid = 0;
+  for (const auto& t : rs.threads) {
+    if (t.tid != pid) worker_tid = t.tid;
+    CHECK(t.pid == pid);
+  }
+  REQUIRE(worker_tid != 0);
+  CHECK(thread_name(rs, worker_tid) == "worker-named");
+
+  REQUIRE(rs.ranges.size() == 8);
+  for (const auto& rg : rs.ranges) {
+    CHECK(rg.pid == pid);
+    CHECK(rg.end_ns >= rg.start_ns);
+  }
+  const auto outer = find_range(rs, "outer");
+  const auto reg = find_range(rs, "registered-name");
+  const auto inner = find_range(rs, "inner-b");
+  const auto wide = find_range(rs, "wide-\xc3\xa9");
+  const auto async = find_range(rs, "async");
+  const auto worker = find_range(rs, "worker-range");
+  const auto never_popped = find_range(rs, "never-popped");
+  const auto never_ended = find_range(rs, "never-ended");
+
+  const RangeRec& o = rs.ranges[static_cast<std::size_t>(outer)];
+  CHECK(rs.str(o.domain) == "");
+  CHECK(o.kind == RangeKind::PushPop);
+  CHECK(o.depth == 0);
+  CHECK(o.parent == -1);
+  CHECK(o.tid == pid);
+  CHECK(o.end_tid == pid);
+  CHECK_FALSE(o.unclosed);
+  CHECK(o.payload.kind == PayloadKind::None);
+
+  const RangeRec& g = rs.ranges[static_cast<std::size_t>(reg)];
+  CHECK(rs.str(g.domain) == "amdahl");
+  CHECK(g.depth == 1);
+  CHECK(g.parent == outer);
+  CHECK(g.category == 3);
+  CHECK(g.payload.kind == PayloadKind::Int64);
+  CHECK(g.payload.i == 42);
+  CHECK(g.start_ns >= o.start_ns);
+  CHECK(g.end_ns <= o.end_ns);
+
+  const RangeRec& in = rs.ranges[static_cast<std::size_t>(inner)];
+  CHECK(rs.str(in.domain) == "other");
+  CHECK(in.depth == 2);
+  CHECK(in.parent == reg);
+  CHECK(in.payload.kind == PayloadKind::Double);
+  CHECK(in.payload.d == 2.5);
+  CHECK(in.start_ns >= g.start_ns);
+  CHECK(in.end_ns <= g.end_ns);
+
+  const RangeRec& w = rs.ranges[static_cast<std::size_t>(wide)];
+  CHECK(rs.str(w.domain) == "");
+  CHECK(w.depth == 1);
+  CHECK(w.parent == outer);
+  CHECK(w.start_ns >= g.end_ns);
+
+  const RangeRec& a = rs.ranges[static_cast<std::size_t>(async)];
+  CHECK(rs.str(a.domain) == "amdahl");
+  CHECK(a.kind == RangeKind::StartEnd);
+  CHECK(a.depth == -1);
+  CHECK(a.parent == -1);
+  CHECK(a.tid == pid);
+  CHECK(a.end_tid == worker_tid);
+  CHECK_FALSE(a.unclosed);
+
+  const RangeRec& wk = rs.ranges[static_cast<std::size_t>(worker)];
+  CHECK(wk.tid == worker_tid);
+  CHECK(wk.end_tid == worker_tid);
+  CHECK(wk.depth == 0);
+  CHECK(wk.parent == -1);
+  CHECK(wk.start_ns <= a.end_ns);
+  CHECK(wk.end_ns >= a.end_ns);
+
+  const RangeRec& np = rs.ranges[static_cast<std::size_t>(never_popped)];
+  CHECK(np.unclosed);
+  CHECK(np.kind == RangeKind::PushPop);
+  CHECK(np.depth == 0);
+  CHECK(np.end_ns == proc.end_ns);
+  const RangeRec& ne = rs.ranges[static_cast<std::size_t>(never_ended)];
+  CHECK(ne.unclosed);
+  CHECK(ne.kind == RangeKind::StartEnd);
+  CHECK(ne.end_ns == proc.end_ns);
+
+  REQUIRE(rs.marks.size() == 7);
+  for (const auto& m : rs.marks) {
+    CHECK(m.pid == pid);
+    CHECK(m.tid == pid);
+  }
+  const MarkRec& produce = find_mark(rs, "produce");
+  CHECK(rs.str(produce.domain) == "amdahl");
+  CHECK(produce.payload.kind == PayloadKind::Int64);
+  CHECK(produce.payload.i == 17);
+  const MarkRec& consume = find_mark(rs, "consume");
+  CHECK(consume.payload.kind == PayloadKind::Double);
+  CHECK(consume.payload.d == 0.5);
+  CHECK(consume.ts_ns >= produce.ts_ns);
+  const MarkRec& u32 = find_mark(rs, "u32");
+  CHECK(u32.payload.kind == PayloadKind::UInt64);
+  CHECK(u32.payload.i == 5);
+  CHECK(rs.str(u32.domain) == "");
+  const MarkRec& i32 = find_mark(rs, "i32");
+  CHECK(i32.payload.kind == PayloadKind::Int64);
+  CHECK(i32.payload.i == -3);
+  CHECK(i32.category == 7);
+  const MarkRec& f32 = find_mark(rs, "f32");
+  CHECK(f32.payload.kind == PayloadKind::Double);
+  CHECK(f32.payload.d == 1.5);
+  const MarkRec& u64 = find_mark(rs, "u64");
+  CHECK(u64.payload.kind == PayloadKind::UInt64);
+  CHECK(static_cast<std::uint64_t>(u64.payload.i) == 0xFFFFFFFFFFFFFFFFull);
+  CHECK(find_mark(rs, "plain-mark").payload.kind == PayloadKind::None);
+
+  REQUIRE(rs.categories.size() == 2);
+  for (const auto& c : rs.categories) {
+    CHECK(c.pid == pid);
+    if (rs.str(c.domain) == "") {
+      CHECK(c.category == 7);
+      CHECK(rs.str(c.name) == "io-cat");
+    } else {
+      CHECK(rs.str(c.domain) == "amdahl");
+      CHECK(c.category == 3);
+      CHECK(rs.str(c.name) == "stage-cat");
+    }
+  }
+
+  CHECK(diag(rs, "nvtx.unbalanced_pop") == 2);
+  CHECK(diag(rs, "nvtx.unknown_range_end") == 2);
+  CHECK(diag(rs, "nvtx.unclosed_range") == 2);
+  CHECK(rs.diagnostics.size() == 3);
+}
+
+TEST_CASE("forked children, with and without exec, write their own parts") {
+  TempDir dir;
+  const auto env =
+      make_env({"NVTX_INJECTION64_PATH=" + collector_path(), "AMDAHL_PART_DIR=" + dir.path});
+  const RunResult r = run({helper_path(), "fork"}, env);
+  REQUIRE(r.exit_code == 0);
+  int a = 0;
+  int b = 0;
+  REQUIRE(std::sscanf(r.out.c_str(), "children %d %d", &a, &b) == 2);
+
+  const auto parts = read_parts(dir);
+  REQUIRE(parts.size() == 3);
+  int seen = 0;
+  for (const auto& rs : parts) {
+    REQUIRE(rs.processes.size() == 1);
+    const ProcessRec& p = rs.processes[0];
+    for (const auto& rg : rs.ranges) CHECK(rg.pid == p.pid);
+    if (p.pid == static_cast<std::uint32_t>(r.pid)) {
+      ++seen;
+      CHECK(p.ppid == static_cast<std::uint32_t>(::getpid()));
+      CHECK(rs.str(p.command) == helper_path() + " fork");
+      find_range(rs, "parent-range");
+      const auto around = find_range(rs, "around-fork");
+      CHECK_FALSE(rs.ranges[static_cast<std::size_t>(around)].unclosed);
+      for (const auto& rg : rs.ranges) {
+        CHECK(rs.str(rg.name) != "child-noexec");
+        CHECK(rs.str(rg.name) != "child-exec");
+      }
+      CHECK(rs.diagnostics.empty());
+    } else if (p.pid == static_cast<std::uint32_t>(a)) {
+      ++seen;
+      CHECK(p.ppid == static_cast<std::uint32_t>(r.pid));
+      CHECK(rs.str(p.command) == helper_path() + " fork");  // same image, no exec
+      REQUIRE(rs.ranges.size() == 1);  // the parent's buffers were discarded
+      CHECK(rs.str(rs.ranges[0].name) == "child-noexec");
+      CHECK(rs.ranges[0].tid == p.pid);
+      CHECK(rs.ranges[0].depth == 0);
+      CHECK(rs.ranges[0].parent == -1);
+      CHECK(rs.diagnostics.empty());  // popping the inherited range is not unbalanced
+      REQUIRE(rs.threads.size() == 1);
+      CHECK(rs.threads[0].tid == p.pid);
+    } else if (p.pid == static_cast<std::uint32_t>(b)) {
+      ++seen;
+      CHECK(p.ppid == static_cast<std::uint32_t>(r.pid));
+      CHECK(rs.str(p.command) == helper_path() + " child");
+      REQUIRE(rs.ranges.size() == 1);
+      CHECK(rs.str(rs.ranges[0].name) == "child-exec");
+      CHECK(rs.diagnostics.empty());
+    }
+  }
+  CHECK(seen == 3);
+}
+
+TEST_CASE("without a usable AMDAHL_PART_DIR nothing is written and the program is unchanged") {
+  TempDir cwd;
+  const RunResult plain = run({helper_path(), "full"}, make_env({}), cwd.path);
+  CHECK(plain.exit_code == 3);
+  CHECK(plain.out == "helper done\n");
+
+  const RunResult unset = run({helper_path(), "full"},
+                              make_env({"NVTX_INJECTION64_PATH=" + collector_path(),
+                                        "AMDAHL_LOG_LEVEL=off"}),
+                              cwd.path);
+  CHECK(unset.exit_code == plain.exit_code);
+  CHECK(unset.out == plain.out);
+  CHECK(cwd.files().empty());
+
+  TempDir other;
+  const std::string not_a_dir = other.path + "/file";
+  {
+    const int fd = ::open(not_a_dir.c_str(), O_CREAT | O_WRONLY, 0644);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+  }
+  const RunResult bad = run({helper_path(), "full"},
+                            make_env({"NVTX_INJECTION64_PATH=" + collector_path(),
+                                      "AMDAHL_PART_DIR=" + not_a_dir}),
+                            cwd.path);
+  CHECK(bad.exit_code == plain.exit_code);
+  CHECK(bad.out == plain.out);
+  CHECK(cwd.files().empty());
+  CHECK(other.files().size() == 1);
+}
