@@ -1,0 +1,199 @@
+// merge_parts: many per-process RecordSets (parts) into one run-wide RecordSet: one string
+// table (every StrId field remapped), range parents re-based into the merged ranges vector,
+// timed records sorted by start time, and a reused pid given a distinct synthetic pid so that
+// threads of two different processes are never merged.
+#include <algorithm>
+#include <numeric>
+#include <string_view>
+#include <unordered_map>
+
+#include "amdahl/format/profile_store.hpp"
+
+namespace amdahl::format {
+namespace {
+
+// Linux pids stay below 2^22 (pid_max); a reused pid in a second part gets this bit set.
+constexpr std::uint32_t kSyntheticPidBit = 0x80000000u;
+
+class StringTable {
+ public:
+  explicit StringTable(std::vector<std::string>& out) : out_(out) {
+    out_.assign(1, std::string{});
+    ids_.emplace(std::string{}, kNoString);
+  }
+  StrId intern(const std::string& s) {
+    const auto [it, inserted] = ids_.try_emplace(s, static_cast<StrId>(out_.size()));
+    if (inserted) out_.push_back(s);
+    return it->second;
+  }
+
+ private:
+  std::vector<std::string>& out_;
+  std::unordered_map<std::string, StrId> ids_;
+};
+
+// One part's local → merged string ids, and its pid rewrite (for a reused pid).
+struct PartMap {
+  std::vector<StrId> str;
+  std::uint32_t from_pid = 0;
+  std::uint32_t to_pid = 0;
+  bool rewrite_pid = false;
+  std::uint64_t bad_ids = 0;
+
+  StrId operator()(StrId id) {
+    if (id < str.size()) return str[id];
+    ++bad_ids;
+    return kNoString;
+  }
+  std::uint32_t pid(std::uint32_t p) const { return rewrite_pid && p == from_pid ? to_pid : p; }
+};
+
+// The pid a part belongs to: its process record's, else the first record's.
+std::uint32_t part_pid(const RecordSet& p) {
+  if (!p.processes.empty()) return p.processes.front().pid;
+  if (!p.threads.empty()) return p.threads.front().pid;
+  if (!p.ranges.empty()) return p.ranges.front().pid;
+  if (!p.marks.empty()) return p.marks.front().pid;
+  return 0;
+}
+
+std::int64_t part_start(const RecordSet& p) {
+  return p.processes.empty() ? 0 : p.processes.front().start_ns;
+}
+
+}  // namespace
+
+RecordSet merge_parts(const std::vector<RecordSet>& parts) {
+  RecordSet out;
+  StringTable strings(out.strings);
+  std::vector<DiagRec> merge_diags;
+  auto diag = [&](std::uint32_t pid, const std::string& key, std::uint64_t n, const std::string& detail) {
+    merge_diags.push_back({pid, strings.intern(key), n, strings.intern(detail)});
+  };
+
+  // Visit parts in process start order, so the earliest process with a pid keeps it.
+  std::vector<std::size_t> order(parts.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return part_start(parts[a]) < part_start(parts[b]); });
+
+  std::unordered_map<std::uint32_t, std::uint32_t> pid_uses;  // real pid -> parts seen with it
+  std::vector<std::int64_t> range_base(parts.size(), 0);
+  for (const std::size_t pi : order) {
+    const RecordSet& p = parts[pi];
+    PartMap m;
+    m.str.reserve(p.strings.size());
+    for (const std::string& s : p.strings) m.str.push_back(strings.intern(s));
+    if (!p.strings.empty() && !p.strings[0].empty()) m.str[0] = kNoString;  // id 0 means "" everywhere
+
+    const std::uint32_t pid = part_pid(p);
+    const std::uint32_t uses = ++pid_uses[pid];
+    if (uses > 1) {
+      m.rewrite_pid = true;
+      m.from_pid = pid;
+      m.to_pid = pid | kSyntheticPidBit | ((uses - 1) << 22);
+      diag(m.to_pid, "merge.duplicate_pid", 1,
+           "pid " + std::to_string(pid) + " appeared in more than one part (pid reuse); this part's records use pid " +
+               std::to_string(m.to_pid));
+    }
+
+    for (ProcessRec r : p.processes) {
+      r.pid = m.pid(r.pid);
+      r.command = m(r.command);
+      out.processes.push_back(r);
+    }
+    for (ThreadRec r : p.threads) {
+      r.pid = m.pid(r.pid);
+      r.name = m(r.name);
+      out.threads.push_back(r);
+    }
+    for (CategoryRec r : p.categories) {
+      r.pid = m.pid(r.pid);
+      r.domain = m(r.domain);
+      r.name = m(r.name);
+      out.categories.push_back(r);
+    }
+    const auto base = static_cast<std::int64_t>(out.ranges.size());
+    const auto n = static_cast<std::int64_t>(p.ranges.size());
+    std::uint64_t bad_parents = 0;
+    for (RangeRec r : p.ranges) {
+      r.pid = m.pid(r.pid);
+      r.domain = m(r.domain);
+      r.name = m(r.name);
+      if (r.parent >= n || r.parent < -1) {
+        ++bad_parents;
+        r.parent = -1;
+      } else if (r.parent >= 0) {
+        r.parent += base;
+      }
+      out.ranges.push_back(r);
+    }
+    if (bad_parents) diag(m.pid(pid), "merge.bad_parent", bad_parents, "range parent index outside its part");
+    for (MarkRec r : p.marks) {
+      r.pid = m.pid(r.pid);
+      r.domain = m(r.domain);
+      r.name = m(r.name);
+      out.marks.push_back(r);
+    }
+    for (ApiCallRec r : p.api_calls) {
+      r.pid = m.pid(r.pid);
+      r.name = m(r.name);
+      out.api_calls.push_back(r);
+    }
+    for (GpuOpRec r : p.gpu_ops) {
+      r.pid = m.pid(r.pid);
+      r.name = m(r.name);
+      out.gpu_ops.push_back(r);
+    }
+    for (SyncRec r : p.syncs) {
+      r.pid = m.pid(r.pid);
+      out.syncs.push_back(r);
+    }
+    for (DeviceRec r : p.devices) {
+      r.pid = m.pid(r.pid);
+      r.name = m(r.name);
+      out.devices.push_back(r);
+    }
+    for (DiagRec r : p.diagnostics) {
+      r.pid = m.pid(r.pid);
+      r.key = m(r.key);
+      r.detail = m(r.detail);
+      out.diagnostics.push_back(r);
+    }
+    if (m.bad_ids) diag(m.pid(pid), "merge.bad_string_id", m.bad_ids, "string id outside its part's string table");
+  }
+
+  // Ranges by start time; at equal starts, outer (smaller depth) first. Parents follow the move.
+  {
+    std::vector<std::int64_t> perm(out.ranges.size());
+    std::iota(perm.begin(), perm.end(), std::int64_t{0});
+    std::stable_sort(perm.begin(), perm.end(), [&](std::int64_t a, std::int64_t b) {
+      const RangeRec& x = out.ranges[static_cast<std::size_t>(a)];
+      const RangeRec& y = out.ranges[static_cast<std::size_t>(b)];
+      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+      return x.depth < y.depth;
+    });
+    std::vector<std::int64_t> new_index(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) new_index[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+    std::vector<RangeRec> sorted;
+    sorted.reserve(out.ranges.size());
+    for (const std::int64_t old : perm) {
+      RangeRec r = out.ranges[static_cast<std::size_t>(old)];
+      if (r.parent >= 0) r.parent = new_index[static_cast<std::size_t>(r.parent)];
+      sorted.push_back(r);
+    }
+    out.ranges = std::move(sorted);
+  }
+  auto by = [](auto key) { return [key](const auto& a, const auto& b) { return key(a) < key(b); }; };
+  std::stable_sort(out.processes.begin(), out.processes.end(), by([](const ProcessRec& r) { return r.start_ns; }));
+  std::stable_sort(out.threads.begin(), out.threads.end(),
+                   by([](const ThreadRec& r) { return std::pair{r.pid, r.tid}; }));
+  std::stable_sort(out.marks.begin(), out.marks.end(), by([](const MarkRec& r) { return r.ts_ns; }));
+  std::stable_sort(out.api_calls.begin(), out.api_calls.end(), by([](const ApiCallRec& r) { return r.start_ns; }));
+  std::stable_sort(out.gpu_ops.begin(), out.gpu_ops.end(), by([](const GpuOpRec& r) { return r.start_ns; }));
+  std::stable_sort(out.syncs.begin(), out.syncs.end(), by([](const SyncRec& r) { return r.start_ns; }));
+  out.diagnostics.insert(out.diagnostics.end(), merge_diags.begin(), merge_diags.end());
+  return out;
+}
+
+}  // namespace amdahl::format

@@ -1,0 +1,328 @@
+// The SQLite profile: round trip of every record kind and field through save/load, the meta
+// keys the store adds, and one clear ProfileError for each kind of bad input.
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "amdahl/format/profile_store.hpp"
+
+using namespace amdahl::format;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory per test case, removed at the end.
+struct TempDir {
+  fs::path dir;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "amdahl-store-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    dir = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string file(const char* name) const { return (dir / name).string(); }
+};
+
+Profile sample_profile() {
+  Profile p;
+  p.meta["command"] = "train.py --epochs 1";
+  p.meta["host"] = "node-1";
+  p.meta["exit_code"] = "0";
+  RecordSet& rs = p.records;
+  rs.strings = {"", "amdahl", "step", "worker-1", "python train.py", "sgemm_kernel", "cudaLaunchKernel",
+                "NVIDIA H200", "nvtx.unbalanced_pop", "pop on thread 7 with an empty stack", "h2d"};
+  rs.processes.push_back({42, 1, 4, 100, 900, 3});
+  rs.threads.push_back({42, 4242, 3});
+  rs.threads.push_back({42, 0xffffffffffull, 0});
+  rs.categories.push_back({42, 1, 7, 2});
+  RangeRec outer;
+  outer.pid = 42; outer.tid = 4242; outer.end_tid = 4242; outer.domain = 1; outer.name = 2; outer.category = 7;
+  outer.depth = 0; outer.parent = -1; outer.start_ns = 100; outer.end_ns = 800;
+  outer.payload = {PayloadKind::Int64, -12, 0.0};
+  RangeRec inner = outer;
+  inner.name = 10; inner.depth = 1; inner.parent = 0; inner.start_ns = 150; inner.end_ns = 300;
+  inner.payload = {PayloadKind::Double, 0, 2.5};
+  RangeRec se;
+  se.pid = 42; se.tid = 4242; se.end_tid = 4243; se.domain = 0; se.name = 2; se.kind = RangeKind::StartEnd;
+  se.depth = -1; se.parent = -1; se.start_ns = -3; se.end_ns = 1LL << 40; se.unclosed = true;
+  se.payload = {PayloadKind::UInt64, static_cast<std::int64_t>(0xfedcba9876543210ull), 0.0};
+  rs.ranges = {outer, inner, se};
+  rs.marks.push_back({42, 4242, 1, 2, 0, 77, {PayloadKind::Int64, -9, 0}});
+  rs.marks.push_back({42, 4243, 0, 3, 5, 78, {}});
+  rs.api_calls.push_back({42, 4242, ApiKind::Driver, 307, 6, 10, 20, 99});
+  rs.api_calls.push_back({42, 4242, ApiKind::Runtime, 211, 6, 21, 25, 100});
+  GpuOpRec k;
+  k.pid = 42; k.device = 0; k.context = 1; k.stream = 7; k.kind = GpuOpKind::Kernel; k.name = 5;
+  k.start_ns = 30; k.end_ns = 60; k.correlation_id = 99; k.graph_id = 4;
+  GpuOpRec c;
+  c.pid = 42; c.device = 1; c.context = 2; c.stream = 8; c.kind = GpuOpKind::Memcpy; c.bytes = 123456789;
+  c.copy_kind = CopyKind::DtoH; c.src_kind = MemKind::Device; c.dst_kind = MemKind::Pageable;
+  c.start_ns = 61; c.end_ns = 90; c.correlation_id = 100;
+  GpuOpRec s;
+  s.pid = 42; s.kind = GpuOpKind::Memset; s.bytes = 1; s.copy_kind = CopyKind::PtoP; s.dst_kind = MemKind::Managed;
+  s.src_kind = MemKind::Pinned;
+  rs.gpu_ops = {k, c, s};
+  rs.syncs.push_back({42, 1, 0xffffffffu, 3, SyncKind::ContextSynchronize, 20, 31, 101});
+  rs.syncs.push_back({42, 1, 7, 0, SyncKind::StreamWaitEvent, 32, 33, 102});
+  rs.devices.push_back({42, 0, 7, 1ull << 37, 9, 0, 132});
+  rs.diagnostics.push_back({42, 8, 5, 9});
+  return p;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// Runs SQL on an existing profile with the C API (to forge bad files).
+void sql(const std::string& path, const char* statement) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, statement, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+}
+
+std::string load_error(const std::string& path) {
+  try {
+    load_profile(path);
+  } catch (const ProfileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("every record kind and field survives save and load") {
+  TempDir t;
+  const std::string path = t.file("run.amdahl");
+  const Profile p = sample_profile();
+  save_profile(p, path, false);
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+  const Profile b = load_profile(path);
+  const RecordSet& x = p.records;
+  const RecordSet& y = b.records;
+
+  CHECK(b.meta.at("command") == "train.py --epochs 1");
+  CHECK(b.meta.at("host") == "node-1");
+  CHECK(b.meta.at("format_version") == "1");
+  CHECK(b.meta.at("clock") == "CLOCK_MONOTONIC");
+  CHECK(b.meta.count("amdahl_version") == 1);
+  CHECK(b.meta.at("count.ranges") == "3");
+  CHECK(y.strings == x.strings);
+
+  REQUIRE(y.processes.size() == 1);
+  CHECK(y.processes[0].pid == 42); CHECK(y.processes[0].ppid == 1); CHECK(y.processes[0].command == 4);
+  CHECK(y.processes[0].start_ns == 100); CHECK(y.processes[0].end_ns == 900); CHECK(y.processes[0].rank == 3);
+
+  REQUIRE(y.threads.size() == 2);
+  CHECK(y.threads[0].tid == 4242); CHECK(y.threads[0].name == 3); CHECK(y.threads[1].tid == 0xffffffffffull);
+
+  REQUIRE(y.categories.size() == 1);
+  CHECK(y.categories[0].domain == 1); CHECK(y.categories[0].category == 7); CHECK(y.categories[0].name == 2);
+
+  REQUIRE(y.ranges.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    const RangeRec& a = x.ranges[i];
+    const RangeRec& r = y.ranges[i];
+    CHECK(r.pid == a.pid); CHECK(r.tid == a.tid); CHECK(r.end_tid == a.end_tid); CHECK(r.domain == a.domain);
+    CHECK(r.name == a.name); CHECK(r.category == a.category); CHECK(r.kind == a.kind); CHECK(r.depth == a.depth);
+    CHECK(r.parent == a.parent); CHECK(r.start_ns == a.start_ns); CHECK(r.end_ns == a.end_ns);
+    CHECK(r.unclosed == a.unclosed); CHECK(r.payload.kind == a.payload.kind); CHECK(r.payload.i == a.payload.i);
+    CHECK(r.payload.d == a.payload.d);
+  }
+
+  REQUIRE(y.marks.size() == 2);
+  CHECK(y.marks[0].tid == 4242); CHECK(y.marks[0].domain == 1); CHECK(y.marks[0].name == 2);
+  CHECK(y.marks[0].ts_ns == 77); CHECK(y.marks[0].payload.kind == PayloadKind::Int64); CHECK(y.marks[0].payload.i == -9);
+  CHECK(y.marks[1].category == 5); CHECK(y.marks[1].payload.kind == PayloadKind::None);
+
+  REQUIRE(y.api_calls.size() == 2);
+  CHECK(y.api_calls[0].api == ApiKind::Driver); CHECK(y.api_calls[0].cbid == 307); CHECK(y.api_calls[0].name == 6);
+  CHECK(y.api_calls[0].start_ns == 10); CHECK(y.api_calls[0].end_ns == 20); CHECK(y.api_calls[0].correlation_id == 99);
+  CHECK(y.api_calls[1].api == ApiKind::Runtime);
+
+  REQUIRE(y.gpu_ops.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    const GpuOpRec& a = x.gpu_ops[i];
+    const GpuOpRec& g = y.gpu_ops[i];
+    CHECK(g.pid == a.pid); CHECK(g.device == a.device); CHECK(g.context == a.context); CHECK(g.stream == a.stream);
+    CHECK(g.kind == a.kind); CHECK(g.name == a.name); CHECK(g.start_ns == a.start_ns); CHECK(g.end_ns == a.end_ns);
+    CHECK(g.correlation_id == a.correlation_id); CHECK(g.bytes == a.bytes); CHECK(g.copy_kind == a.copy_kind);
+    CHECK(g.src_kind == a.src_kind); CHECK(g.dst_kind == a.dst_kind); CHECK(g.graph_id == a.graph_id);
+  }
+
+  REQUIRE(y.syncs.size() == 2);
+  CHECK(y.syncs[0].stream == 0xffffffffu); CHECK(y.syncs[0].event == 3); CHECK(y.syncs[0].kind == SyncKind::ContextSynchronize);
+  CHECK(y.syncs[0].start_ns == 20); CHECK(y.syncs[0].end_ns == 31); CHECK(y.syncs[0].correlation_id == 101);
+  CHECK(y.syncs[1].kind == SyncKind::StreamWaitEvent); CHECK(y.syncs[1].context == 1);
+
+  REQUIRE(y.devices.size() == 1);
+  CHECK(y.devices[0].name == 7); CHECK(y.devices[0].global_memory == (1ull << 37)); CHECK(y.devices[0].cc_major == 9);
+  CHECK(y.devices[0].cc_minor == 0); CHECK(y.devices[0].sm_count == 132);
+
+  REQUIRE(y.diagnostics.size() == 1);
+  CHECK(y.diagnostics[0].key == 8); CHECK(y.diagnostics[0].count == 5); CHECK(y.diagnostics[0].detail == 9);
+}
+
+TEST_CASE("the sqlite3-shell views and readable enum columns") {
+  TempDir t;
+  const std::string path = t.file("run.amdahl");
+  save_profile(sample_profile(), path, false);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  auto one = [&](const char* q) {
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, q, -1, &st, nullptr) == SQLITE_OK);
+    std::string v = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)
+                        ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "(none)";
+    sqlite3_finalize(st);
+    return v;
+  };
+  CHECK(one("SELECT name || '/' || domain || '/' || dur_ns FROM ranges_named WHERE id = 1") == "h2d/amdahl/150");
+  CHECK(one("SELECT kind || ' ' || copy_kind || ' ' || src_kind FROM gpu_ops WHERE id = 1") == "memcpy DtoH device");
+  CHECK(one("SELECT name FROM gpu_ops_named WHERE kind = 'kernel'") == "sgemm_kernel");
+  CHECK(one("SELECT kind FROM syncs WHERE id = 0") == "context_synchronize");
+  CHECK(one("SELECT count || ' ' || total_ns FROM range_totals WHERE name = 'step' AND domain = 'amdahl'") == "1 700");
+  CHECK(one("SELECT key || ': ' || detail FROM diagnostics_named") ==
+        "nvtx.unbalanced_pop: pop on thread 7 with an empty stack");
+  CHECK(one("SELECT parent FROM ranges WHERE id = 0") == "(none)");  // NULL: no parent
+  sqlite3_close(db);
+}
+
+TEST_CASE("save refuses to overwrite unless asked, and leaves no temporary file") {
+  TempDir t;
+  const std::string path = t.file("run.amdahl");
+  Profile p = sample_profile();
+  save_profile(p, path, false);
+  CHECK_THROWS_WITH_AS(save_profile(p, path, false), doctest::Contains("refusing to overwrite"), ProfileError);
+  p.meta["host"] = "node-2";
+  save_profile(p, path, true);
+  CHECK(load_profile(path).meta.at("host") == "node-2");
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+  CHECK_THROWS_AS(save_profile(p, t.file("no-such-dir/run.amdahl"), false), ProfileError);
+}
+
+TEST_CASE("bad input gives one clear ProfileError") {
+  TempDir t;
+  SUBCASE("missing file") {
+    CHECK(load_error(t.file("nope.amdahl")) == "cannot open " + t.file("nope.amdahl") + ": no such file");
+  }
+  SUBCASE("a directory") { CHECK(load_error(t.dir.string()).find("is a directory") != std::string::npos); }
+  SUBCASE("not an SQLite file") {
+    const std::string path = t.file("text.amdahl");
+    write_bytes(path, std::string(5000, 'x'));
+    CHECK(load_error(path) == path + " is not an amdahl profile: it is not an SQLite database");
+  }
+  SUBCASE("empty file") {
+    const std::string path = t.file("empty.amdahl");
+    write_bytes(path, "");
+    CHECK(load_error(path).find("not an amdahl profile") != std::string::npos);
+  }
+  SUBCASE("an SQLite database that is not a profile") {
+    const std::string path = t.file("other.db");
+    sql(path, "CREATE TABLE t(x)");
+    CHECK(load_error(path) == path + " is not an amdahl profile: it has no meta table");
+  }
+  SUBCASE("a profile missing a table") {
+    const std::string path = t.file("run.amdahl");
+    save_profile(sample_profile(), path, false);
+    sql(path, "DROP VIEW gpu_ops_named; DROP TABLE gpu_ops");
+    CHECK(load_error(path) == path + " is not a complete amdahl profile: table 'gpu_ops' is missing");
+  }
+  SUBCASE("newer format version") {
+    const std::string path = t.file("run.amdahl");
+    save_profile(sample_profile(), path, false);
+    sql(path, "UPDATE meta SET value = '2' WHERE key = 'format_version'");
+    CHECK(load_error(path) == path + " was written by a newer amdahl (format 2); this one reads format 1");
+  }
+  SUBCASE("older and unknown format versions") {
+    const std::string path = t.file("run.amdahl");
+    save_profile(sample_profile(), path, false);
+    sql(path, "UPDATE meta SET value = '0' WHERE key = 'format_version'");
+    CHECK(load_error(path).find("profile format 0") != std::string::npos);
+    sql(path, "UPDATE meta SET value = 'one' WHERE key = 'format_version'");
+    CHECK(load_error(path).find("unknown profile format version 'one'") != std::string::npos);
+    sql(path, "DELETE FROM meta WHERE key = 'format_version'");
+    CHECK(load_error(path).find("has no format_version") != std::string::npos);
+  }
+  SUBCASE("unknown enum text") {
+    const std::string path = t.file("run.amdahl");
+    save_profile(sample_profile(), path, false);
+    sql(path, "UPDATE gpu_ops SET kind = 'teleport' WHERE id = 0");
+    CHECK(load_error(path) == path + " is corrupt: unknown value 'teleport' in gpu_ops.kind");
+  }
+  SUBCASE("deleted rows") {
+    const std::string path = t.file("run.amdahl");
+    save_profile(sample_profile(), path, false);
+    sql(path, "DELETE FROM marks WHERE id = 1");
+    CHECK(load_error(path).find("is corrupt: table marks has 1 rows where 2 were written") != std::string::npos);
+  }
+}
+
+TEST_CASE("a truncated profile is detected, however it was cut") {
+  TempDir t;
+  const std::string path = t.file("big.amdahl");
+  Profile p = sample_profile();
+  for (int i = 0; i < 20000; ++i) {  // several pages of ranges
+    RangeRec r = p.records.ranges[0];
+    r.start_ns = i;
+    r.end_ns = i + 10;
+    p.records.ranges.push_back(r);
+  }
+  save_profile(p, path, false);
+  const std::string bytes = slurp(path);
+  REQUIRE(bytes.size() > 100000);
+  for (const double frac : {0.5, 0.9, 0.99, 0.1}) {
+    CAPTURE(frac);
+    const std::string cut = t.file("cut.amdahl");
+    write_bytes(cut, bytes.substr(0, static_cast<std::size_t>(static_cast<double>(bytes.size()) * frac)));
+    const std::string err = load_error(cut);
+    CHECK(err.find(cut) == 0);
+    CHECK((err.find("truncated") != std::string::npos || err.find("corrupt") != std::string::npos));
+  }
+  // Garbage in the middle of the file (a corrupted page) is caught by SQLite or the row counts.
+  std::string damaged = bytes;
+  for (std::size_t i = bytes.size() / 2; i < bytes.size() / 2 + 4096; ++i) damaged[i] = '\x5a';
+  const std::string bad = t.file("bad.amdahl");
+  write_bytes(bad, damaged);
+  CHECK(load_error(bad).find("corrupt") != std::string::npos);
+}
+
+TEST_CASE("a ten-million-row profile saves and loads in seconds" * doctest::skip(std::getenv("AMDAHL_BIG_TESTS") == nullptr)) {
+  TempDir t;
+  Profile p;
+  p.records.strings = {"", "amdahl", "step"};
+  p.records.ranges.resize(10'000'000);
+  for (std::size_t i = 0; i < p.records.ranges.size(); ++i) {
+    RangeRec& r = p.records.ranges[i];
+    r.pid = 1; r.tid = 2; r.name = 2; r.domain = 1;
+    r.start_ns = static_cast<std::int64_t>(i) * 10;
+    r.end_ns = r.start_ns + 5;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  save_profile(p, t.file("big.amdahl"), false);
+  const auto t1 = std::chrono::steady_clock::now();
+  const Profile b = load_profile(t.file("big.amdahl"));
+  const auto t2 = std::chrono::steady_clock::now();
+  MESSAGE("save ", std::chrono::duration<double>(t1 - t0).count(), " s, load ",
+          std::chrono::duration<double>(t2 - t1).count(), " s");
+  CHECK(b.records.ranges.size() == p.records.ranges.size());
+}
