@@ -118,7 +118,7 @@ format::StrId ActivityConverter::kernel_name(const char* name) {
   return id;
 }
 
-format::StrId ActivityConverter::api_name(format::ApiKind api, std::uint32_t cbid) {
+format::StrId ActivityConverter::lookup_api_name(format::ApiKind api, std::uint32_t cbid) {
   const std::uint64_t key = (static_cast<std::uint64_t>(api) << 32) | cbid;
   auto it = api_names_.find(key);
   if (it != api_names_.end()) return it->second;
@@ -259,7 +259,7 @@ bool ActivityConverter::convert_api(const CUpti_ActivityAPI& a, format::RecordSe
   } else {
     r.api = a.kind == CUPTI_ACTIVITY_KIND_DRIVER ? format::ApiKind::Driver : format::ApiKind::Runtime;
     r.cbid = a.cbid;
-    r.name = api_name(r.api, a.cbid);
+    r.name = lookup_api_name(r.api, a.cbid);
   }
   r.start_ns = ns(a.start);
   r.end_ns = ns(a.end);

@@ -57,8 +57,8 @@ struct ConvertStats {
 // collector serialises calls.
 class ActivityConverter {
  public:
-  ActivityConverter(std::uint32_t pid, Interner& interner, ApiNameFn api_name) noexcept
-      : pid_(pid), interner_(interner), api_name_(api_name) {}
+  ActivityConverter(std::uint32_t pid, Interner& interner, ApiNameFn name_fn) noexcept
+      : pid_(pid), interner_(interner), api_name_(name_fn) {}
 
   // Appends the plain form of `rec` to `out`. Returns false (and counts why) when the record
   // was skipped: unknown kind, no timestamps, end before start.
@@ -79,7 +79,7 @@ class ActivityConverter {
   bool convert_device(const CUpti_ActivityDevice5& d, format::RecordSet& out);
   bool check_interval(std::uint64_t start, std::uint64_t end) noexcept;
   format::StrId kernel_name(const char* name);
-  format::StrId api_name(format::ApiKind api, std::uint32_t cbid);
+  format::StrId lookup_api_name(format::ApiKind api, std::uint32_t cbid);
 
   std::uint32_t pid_;
   Interner& interner_;
