@@ -4,7 +4,7 @@
 # CUDA parts build when it is present and are skipped otherwise.
 set -euo pipefail
 pkgs=(cmake g++ make libsqlite3-dev sqlite3 libcli11-dev nlohmann-json3-dev libspdlog-dev
-      libfmt-dev libboost-dev doctest-dev python3)
+      libfmt-dev libboost-dev doctest-dev python3 libpng-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
