@@ -46,5 +46,7 @@ set_target_properties(amdahl_cupti PROPERTIES
   BUILD_RPATH "\$ORIGIN;${AMDAHL_CUPTI_LIB_DIR}"
   INSTALL_RPATH "\$ORIGIN;${AMDAHL_CUPTI_LIB_DIR}")
 # DT_RPATH (not RUNPATH): our CUPTI wins over an LD_LIBRARY_PATH of the host program.
-target_link_options(amdahl_cupti PRIVATE -Wl,--disable-new-dtags -Wl,--no-undefined)
+target_link_options(amdahl_cupti PRIVATE -Wl,--disable-new-dtags -Wl,--no-undefined
+  -Wl,--exclude-libs,ALL -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/src/cupti_exports.map)
+set_property(TARGET amdahl_cupti APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/src/cupti_exports.map)
 amdahl_warnings(amdahl_cupti)

@@ -262,10 +262,24 @@ int initialize() noexcept {
   g_state->pool.give_back(b1);
   g_state->pool.give_back(b2);
 
-  // The clock first: every record after this is on the collector's CLOCK_MONOTONIC.
-  ok(cuptiActivityRegisterTimestampCallback(&timestamp_callback), "cuptiActivityRegisterTimestampCallback");
-  ok(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType(SYSTEM)");
-  if (!ok(cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed), "cuptiActivityRegisterCallbacks")) {
+  // The clock first: every record after this is on the collector's CLOCK_MONOTONIC. Records on
+  // another clock could not be related to the NVTX ranges, so without it nothing is collected.
+  // Same for buffers and for thread ids (gettid, as the NVTX side records them).
+  const char* failed = nullptr;
+  CUptiResult r = cuptiActivityRegisterTimestampCallback(&timestamp_callback);
+  if (r != CUPTI_SUCCESS) failed = "cuptiActivityRegisterTimestampCallback";
+  if (!failed && (r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS) {
+    failed = "cuptiSetThreadIdType";
+  }
+  if (!failed && (r = cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed)) != CUPTI_SUCCESS) {
+    failed = "cuptiActivityRegisterCallbacks";
+  }
+  if (failed) {
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    log(LogLevel::Warn, "CUPTI unavailable (%s: %s): this process has no GPU records", failed,
+        msg ? msg : "unknown error");
+    count_diagnostic("cupti.unavailable");
     return 1;
   }
   const bool driver = !env_off("AMDAHL_CUPTI_DRIVER");
