@@ -1,9 +1,14 @@
 // A single-writer, many-reader append-only record buffer: the owning thread appends without a
 // lock; any thread may read the published prefix (and look a record up by index) concurrently.
-// Storage is a two-level directory of fixed-size chunks, so records never move.
+// Storage is a list of chunks of doubling size (512, 1024, 2048 ... records), so records never
+// move, a thread that records little costs little, and a busy thread takes few page faults
+// (large chunks are mmap'ed and marked for transparent huge pages).
 #pragma once
 
+#include <sys/mman.h>
+
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -18,12 +23,12 @@ std::int64_t buffer_bytes_budget() noexcept;
 template <class T>
 class ChunkedBuffer {
  public:
-  static constexpr std::size_t kChunkBits = 9;  // 512 records a chunk
-  static constexpr std::size_t kDirBits = 10;   // 1024 chunks a directory
-  static constexpr std::size_t kTopSize = 1024;
-  static constexpr std::size_t kChunk = std::size_t{1} << kChunkBits;
-  static constexpr std::size_t kDir = std::size_t{1} << kDirBits;
-  static constexpr std::uint64_t kCapacity = std::uint64_t{kTopSize} * kDir * kChunk;
+  static constexpr unsigned kBaseBits = 9;  // the first chunk holds 512 records
+  static constexpr std::uint64_t kBase = std::uint64_t{1} << kBaseBits;
+  static constexpr unsigned kMaxChunks = 26;  // capacity kBase * (2^26 - 1) ~ 3.4e10 records
+  static constexpr std::uint64_t kCapacity = kBase * ((std::uint64_t{1} << kMaxChunks) - 1);
+  static constexpr std::size_t kMmapThreshold = std::size_t{256} << 10;
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
   ChunkedBuffer() = default;
   ChunkedBuffer(const ChunkedBuffer&) = delete;
@@ -35,27 +40,16 @@ class ChunkedBuffer {
   T* reserve() noexcept {
     const std::uint64_t i = size_;
     if (i >= kCapacity) return nullptr;
-    const std::size_t top = static_cast<std::size_t>(i >> (kChunkBits + kDirBits));
-    const std::size_t mid = static_cast<std::size_t>((i >> kChunkBits) & (kDir - 1));
-    const std::size_t low = static_cast<std::size_t>(i & (kChunk - 1));
-    std::atomic<T*>* dir = top_[top].load(std::memory_order_relaxed);
-    if (dir == nullptr) {
-      dir = new (std::nothrow) std::atomic<T*>[kDir];
-      if (dir == nullptr) return nullptr;
-      for (std::size_t k = 0; k < kDir; ++k) dir[k].store(nullptr, std::memory_order_relaxed);
-      top_[top].store(dir, std::memory_order_release);
-    }
-    T* chunk = dir[mid].load(std::memory_order_relaxed);
+    unsigned k = 0;
+    std::uint64_t off = 0;
+    locate(i, k, off);
+    T* chunk = chunks_[k].load(std::memory_order_relaxed);
     if (chunk == nullptr) {
-      auto& used = buffer_bytes_in_use();
-      const auto bytes = static_cast<std::int64_t>(sizeof(T) * kChunk);
-      if (used.load(std::memory_order_relaxed) + bytes > buffer_bytes_budget()) return nullptr;
-      chunk = new (std::nothrow) T[kChunk];
+      chunk = allocate_chunk(k);
       if (chunk == nullptr) return nullptr;
-      used.fetch_add(bytes, std::memory_order_relaxed);
-      dir[mid].store(chunk, std::memory_order_release);
+      chunks_[k].store(chunk, std::memory_order_release);
     }
-    return &chunk[low];
+    return &chunk[off];
   }
 
   // Owner thread only: makes the slot returned by the last reserve() visible to readers.
@@ -68,38 +62,70 @@ class ChunkedBuffer {
   // Number of records readers may look at.
   std::uint64_t published() const noexcept { return published_.load(std::memory_order_acquire); }
 
-  // Any thread: the record at `i` (must be < a value published() returned), else nullptr.
+  // Any thread: the record at `i` if it was published, else nullptr.
   T* at(std::uint64_t i) const noexcept {
     if (i >= published()) return nullptr;
-    const std::size_t top = static_cast<std::size_t>(i >> (kChunkBits + kDirBits));
-    const std::size_t mid = static_cast<std::size_t>((i >> kChunkBits) & (kDir - 1));
-    std::atomic<T*>* dir = top_[top].load(std::memory_order_acquire);
-    if (dir == nullptr) return nullptr;
-    T* chunk = dir[mid].load(std::memory_order_acquire);
-    return chunk == nullptr ? nullptr : &chunk[i & (kChunk - 1)];
+    unsigned k = 0;
+    std::uint64_t off = 0;
+    locate(i, k, off);
+    T* chunk = chunks_[k].load(std::memory_order_acquire);
+    return chunk == nullptr ? nullptr : &chunk[off];
   }
 
   // Frees all storage (only when no other thread can touch the buffer: the child after fork).
   void release() noexcept {
-    for (auto& slot : top_) {
-      std::atomic<T*>* dir = slot.load(std::memory_order_relaxed);
-      if (dir == nullptr) continue;
-      for (std::size_t k = 0; k < kDir; ++k) {
-        T* chunk = dir[k].load(std::memory_order_relaxed);
-        if (chunk == nullptr) continue;
-        delete[] chunk;
-        buffer_bytes_in_use().fetch_sub(static_cast<std::int64_t>(sizeof(T) * kChunk),
-                                        std::memory_order_relaxed);
+    for (unsigned k = 0; k < kMaxChunks; ++k) {
+      T* chunk = chunks_[k].exchange(nullptr, std::memory_order_relaxed);
+      if (chunk == nullptr) continue;
+      const std::size_t bytes = chunk_bytes(k);
+      for (std::uint64_t j = 0; j < (kBase << k); ++j) chunk[j].~T();
+      if (bytes >= kMmapThreshold) {
+        ::munmap(chunk, bytes);
+      } else {
+        ::operator delete(chunk, std::align_val_t{alignof(T)});
       }
-      delete[] dir;
-      slot.store(nullptr, std::memory_order_relaxed);
+      buffer_bytes_in_use().fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
     }
     size_ = 0;
     published_.store(0, std::memory_order_relaxed);
   }
 
  private:
-  std::atomic<std::atomic<T*>*> top_[kTopSize] = {};
+  static void locate(std::uint64_t i, unsigned& k, std::uint64_t& off) noexcept {
+    const std::uint64_t n = (i >> kBaseBits) + 1;
+    k = static_cast<unsigned>(std::bit_width(n) - 1);
+    off = i - kBase * ((std::uint64_t{1} << k) - 1);
+  }
+
+  static std::size_t chunk_bytes(unsigned k) noexcept {
+    return static_cast<std::size_t>(sizeof(T) * (kBase << k));
+  }
+
+  static T* allocate_chunk(unsigned k) noexcept {
+    const std::size_t bytes = chunk_bytes(k);
+    auto& used = buffer_bytes_in_use();
+    if (used.load(std::memory_order_relaxed) + static_cast<std::int64_t>(bytes) >
+        buffer_bytes_budget()) {
+      return nullptr;
+    }
+    void* mem = nullptr;
+    if (bytes >= kMmapThreshold) {
+      mem = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (mem == MAP_FAILED) return nullptr;
+#ifdef MADV_HUGEPAGE
+      if (bytes >= kHugePage) ::madvise(mem, bytes, MADV_HUGEPAGE);
+#endif
+    } else {
+      mem = ::operator new(bytes, std::align_val_t{alignof(T)}, std::nothrow);
+      if (mem == nullptr) return nullptr;
+    }
+    used.fetch_add(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
+    T* chunk = static_cast<T*>(mem);
+    for (std::uint64_t j = 0; j < (kBase << k); ++j) new (&chunk[j]) T();
+    return chunk;
+  }
+
+  std::atomic<T*> chunks_[kMaxChunks] = {};
   std::uint64_t size_ = 0;  // owner's view
   std::atomic<std::uint64_t> published_{0};
 };
