@@ -28,26 +28,41 @@ class OrderedQueue {
 
   std::int64_t capacity() const noexcept { return static_cast<std::int64_t>(slots_.size()); }
 
+  struct Taken {
+    std::int64_t index;
+    T item;
+    bool blocked;  // the take had to wait for the item
+  };
+
   // Hands over item `index` (each index exactly once, from 0 up, any producer thread). Blocks
-  // while item index - capacity has not been taken yet.
-  void put(std::int64_t index, T item) {
+  // while item index - capacity has not been taken yet. Returns whether it had to block.
+  bool put(std::int64_t index, T item) {
     std::unique_lock lock(mutex_);
+    bool blocked = false;
     {
       Range waiting = wait_range();
-      not_full_.wait(lock, [&] { return index < next_take_ + capacity(); });
+      while (!(index < next_take_ + capacity())) {
+        blocked = true;
+        not_full_.wait(lock);
+      }
     }
     produce(index);  // under the lock: strictly before the consumer can take it
     slots_[slot(index)] = std::move(item);
     lock.unlock();
     not_empty_.notify_all();
+    return blocked;
   }
 
-  // Takes the next item in index order, blocking until it has been put. Returns its index.
-  std::pair<std::int64_t, T> take() {
+  // Takes the next item in index order, blocking until it has been put.
+  Taken take() {
     std::unique_lock lock(mutex_);
+    bool blocked = false;
     {
       Range waiting = wait_range();
-      not_empty_.wait(lock, [&] { return slots_[slot(next_take_)].has_value(); });
+      while (!slots_[slot(next_take_)].has_value()) {
+        blocked = true;
+        not_empty_.wait(lock);
+      }
     }
     const std::int64_t index = next_take_++;
     T item = std::move(*slots_[slot(index)]);
@@ -55,7 +70,7 @@ class OrderedQueue {
     consume(index);  // under the lock: strictly before a producer blocked on it can go on
     lock.unlock();
     not_full_.notify_all();
-    return {index, std::move(item)};
+    return {index, std::move(item), blocked};
   }
 
  private:

@@ -1,6 +1,6 @@
 // Time for --cost sleep: a monotonic clock and a Pacer that sleeps to absolute deadlines
-// (clock_nanosleep TIMER_ABSTIME), chained within one run of consecutive stages so that a late
-// wake-up in one stage is absorbed by the next instead of accumulating.
+// (clock_nanosleep TIMER_ABSTIME), chained from stage to stage and step to step on one thread,
+// so that a late wake-up in one stage is absorbed by the next instead of accumulating.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +16,9 @@ void sleep_until_ns(std::int64_t deadline_ns) noexcept;
 class Pacer {
  public:
   explicit Pacer(bool enabled) noexcept : enabled_(enabled) {}
-  // Starts a new chain of deadlines at the current time (at a step's or a batch's start, and
-  // after the thread blocked on something else).
+  // Starts a new chain of deadlines at the current time: at the thread's start and after it
+  // blocked on something else (a queue). Otherwise the chain goes on, so a late wake-up is
+  // caught up by the next stage.
   void restart() noexcept;
   // Extends the chain by `ms` and sleeps to its end. A no-op when disabled (--cost work).
   void spend_ms(double ms) noexcept;

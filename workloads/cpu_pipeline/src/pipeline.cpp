@@ -56,11 +56,11 @@ RunResult run_pipeline(const Options& o, const StageWork& work) {
     loaders.emplace_back([&, t] {
       workloads::name_this_thread(("loader-" + std::to_string(t)).c_str());
       Pacer pacer(sleep_mode);
+      pacer.restart();
       for (std::int64_t i = next_index++; i < total; i = next_index++) {
         Batch b;
         if (!failure.stop.load()) {
           try {
-            pacer.restart();
             b = load_batch(i, o, work, pacer);
           } catch (...) {
             std::lock_guard lock(failure.mutex);
@@ -68,7 +68,7 @@ RunResult run_pipeline(const Options& o, const StageWork& work) {
             failure.stop.store(true);
           }
         }
-        queue.put(i, std::move(b));
+        if (queue.put(i, std::move(b))) pacer.restart();  // blocked: a new deadline chain
       }
     });
   }
@@ -76,13 +76,13 @@ RunResult run_pipeline(const Options& o, const StageWork& work) {
   RunResult result;
   std::vector<float> device = work.make_device_buffer();
   Pacer pacer(sleep_mode);
+  pacer.restart();
   std::int64_t measured_start = monotonic_ns();
   std::exception_ptr error;
   std::int64_t taken = 0;  // batches taken from the queue
   for (std::int64_t step = 0; step < total; ++step) {
     if (step == o.warmup_steps) measured_start = monotonic_ns();
     Range step_range = workloads::step_range();
-    pacer.restart();
     Batch b;
     if (o.loader_threads == 0) {
       try {
@@ -92,9 +92,10 @@ RunResult run_pipeline(const Options& o, const StageWork& work) {
         break;
       }
     } else {
-      b = queue.take().second;
+      auto taken_batch = queue.take();
       ++taken;
-      pacer.restart();  // the take may have blocked: the deadline chain starts again
+      b = std::move(taken_batch.item);
+      if (taken_batch.blocked) pacer.restart();  // a new deadline chain after blocking
       std::lock_guard lock(failure.mutex);
       error = failure.error;
       if (error) break;
