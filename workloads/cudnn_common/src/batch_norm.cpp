@@ -5,6 +5,7 @@
 
 #include "amdahl/dnn/check.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -38,10 +39,23 @@ BatchNorm::~BatchNorm() {
 
 void BatchNorm::forward_train(const void* x, void* y, const float* gamma, const float* beta) {
   const float one = 1.f, zero = 0.f;
-  AMDAHL_CUDNN(cudnnBatchNormalizationForwardTraining(
-      ctx_.cudnn(), mode_, &one, &zero, x_desc_.get(), x, x_desc_.get(), y, param_desc_, gamma,
-      beta, momentum_, running_mean_.get(), running_var_.get(), eps_, save_mean_.get(),
-      save_inv_var_.get()));
+  auto call = [&] {
+    return cudnnBatchNormalizationForwardTraining(
+        ctx_.cudnn(), mode_, &one, &zero, x_desc_.get(), x, x_desc_.get(), y, param_desc_, gamma,
+        beta, momentum_, running_mean_.get(), running_var_.get(), eps_, save_mean_.get(),
+        save_inv_var_.get());
+  };
+  cudnnStatus_t st = call();
+  if (st == CUDNN_STATUS_NOT_SUPPORTED && mode_ == CUDNN_BATCHNORM_SPATIAL_PERSISTENT) {
+    // The persistent NHWC kernel does not cover every shape/type: use the plain spatial mode
+    // for this layer from now on (forward and backward must agree on the mode).
+    std::fprintf(stderr, "amdahl_dnn: note: batch norm on %s: SPATIAL_PERSISTENT not supported, "
+                 "using SPATIAL\n", shape_.str().c_str());
+    mode_ = CUDNN_BATCHNORM_SPATIAL;
+    st = call();
+  }
+  if (st != CUDNN_STATUS_SUCCESS)
+    throw_cudnn(st, "cudnnBatchNormalizationForwardTraining", __FILE__, __LINE__);
 }
 
 void BatchNorm::backward(const void* x, const void* dy, void* dx, const float* gamma,
