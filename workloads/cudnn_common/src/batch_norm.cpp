@@ -59,12 +59,24 @@ void BatchNorm::forward_train(const void* x, void* y, const float* gamma, const 
 }
 
 void BatchNorm::backward(const void* x, const void* dy, void* dx, const float* gamma,
-                         float* dgamma, float* dbeta) const {
+                         float* dgamma, float* dbeta) {
   const float one = 1.f, zero = 0.f;
-  AMDAHL_CUDNN(cudnnBatchNormalizationBackward(
-      ctx_.cudnn(), mode_, &one, &zero, &one, &zero, x_desc_.get(), x, x_desc_.get(), dy,
-      x_desc_.get(), dx, param_desc_, gamma, dgamma, dbeta, eps_, save_mean_.get(),
-      save_inv_var_.get()));
+  auto call = [&] {
+    return cudnnBatchNormalizationBackward(
+        ctx_.cudnn(), mode_, &one, &zero, &one, &zero, x_desc_.get(), x, x_desc_.get(), dy,
+        x_desc_.get(), dx, param_desc_, gamma, dgamma, dbeta, eps_, save_mean_.get(),
+        save_inv_var_.get());
+  };
+  cudnnStatus_t st = call();
+  if (st == CUDNN_STATUS_NOT_SUPPORTED && mode_ == CUDNN_BATCHNORM_SPATIAL_PERSISTENT) {
+    // The saved mean / inverse std of the persistent forward are valid for the spatial backward.
+    std::fprintf(stderr, "amdahl_dnn: note: batch norm backward on %s: SPATIAL_PERSISTENT not "
+                 "supported, using SPATIAL\n", shape_.str().c_str());
+    mode_ = CUDNN_BATCHNORM_SPATIAL;
+    st = call();
+  }
+  if (st != CUDNN_STATUS_SUCCESS)
+    throw_cudnn(st, "cudnnBatchNormalizationBackward", __FILE__, __LINE__);
 }
 
 }  // namespace amdahl::dnn

@@ -18,9 +18,10 @@ class BatchNorm {
   // y = gamma * (x - mean) / sqrt(var + eps) + beta with the batch's mean and biased variance.
   void forward_train(const void* x, void* y, const float* gamma, const float* beta);
   // dx (overwritten), dgamma and dbeta (overwritten) from dy, using the statistics saved by the
-  // last forward_train.
+  // last forward_train. Both passes fall back from the persistent NHWC mode to the plain
+  // spatial mode (for this layer, from then on) when cuDNN reports it unsupported.
   void backward(const void* x, const void* dy, void* dx, const float* gamma, float* dgamma,
-                float* dbeta) const;
+                float* dbeta);
 
   const float* running_mean() const { return running_mean_.as<float>(); }
   const float* running_var() const { return running_var_.as<float>(); }
