@@ -74,7 +74,10 @@ ReplayGraph build_replay_graph(const Timeline& timeline, const std::vector<GpuOp
 struct ReplayResult {
   std::vector<std::int64_t> start_ns;  // replayed, per node
   std::vector<std::int64_t> end_ns;
-  std::vector<std::uint32_t> binding;  // per node: the edge index that determined it, or ~0u
+  // Per node, the edge (index into ReplayGraph::edges) that determined its start, and for a
+  // Wait the join edge that determined its end; ~0u: anchored start / the wait's own base.
+  std::vector<std::uint32_t> start_binding;
+  std::vector<std::uint32_t> end_binding;
   std::int64_t window_ns = 0;          // replayed window length
   std::vector<std::int64_t> span_ns;   // replayed length of every span (step)
 };

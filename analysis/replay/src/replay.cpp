@@ -1,0 +1,115 @@
+// Replays a ReplayGraph with some stages scaled: every node's start and end recomputed from its
+// incoming edges in a dependency order (Kahn over start and end events), scaled work taking
+// duration / factor, waits ending when their joins allow. Pure function of the graph.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "amdahl/analysis/replay.hpp"
+
+namespace amdahl::analysis {
+namespace {
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+}
+
+ReplayResult replay(const ReplayGraph& g, const std::vector<double>& factors) {
+  const std::size_t n = g.nodes.size();
+  ReplayResult r;
+  r.start_ns.assign(n, 0);
+  r.end_ns.assign(n, 0);
+  r.start_binding.assign(n, kNone);
+  r.end_binding.assign(n, kNone);
+
+  // Events: 2i = start of node i, 2i+1 = end. Successor lists in CSR form.
+  std::vector<std::uint32_t> indeg(2 * n, 0), succ_begin(2 * n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    indeg[2 * i + 1] += 1;  // start -> end
+    succ_begin[2 * i + 1] += 1;
+    for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
+      const ReplayEdge& ed = g.edges[e];
+      indeg[2 * i + (ed.join ? 1 : 0)] += 1;
+      succ_begin[2 * ed.from + 2] += 1;  // counts of event e are kept at e + 1
+    }
+  }
+  for (std::size_t k = 0; k < 2 * n; ++k) succ_begin[k + 1] += succ_begin[k];
+  std::vector<std::uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1), succ(succ_begin.back());
+  for (std::size_t i = 0; i < n; ++i) {
+    succ[fill[2 * i]++] = static_cast<std::uint32_t>(2 * i + 1);
+    for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
+      const ReplayEdge& ed = g.edges[e];
+      succ[fill[2 * ed.from + 1]++] = static_cast<std::uint32_t>(2 * i + (ed.join ? 1 : 0));
+    }
+  }
+
+  auto scaled = [&](const ReplayNode& nd) -> std::int64_t {
+    const std::int64_t d = nd.end_ns - nd.start_ns;
+    if ((nd.kind == NodeKind::Work || nd.kind == NodeKind::GpuOp) && nd.stage >= 0 &&
+        static_cast<std::size_t>(nd.stage) < factors.size()) {
+      const double f = factors[static_cast<std::size_t>(nd.stage)];
+      if (f > 0 && f != 1.0) return std::llround(static_cast<double>(d) / f);
+    }
+    return d;
+  };
+
+  std::vector<std::uint32_t> queue;
+  queue.reserve(2 * n);
+  for (std::size_t k = 0; k < 2 * n; ++k) if (indeg[k] == 0) queue.push_back(static_cast<std::uint32_t>(k));
+  std::size_t head = 0;
+  auto evaluate = [&](std::uint32_t ev) {
+    const std::size_t i = ev / 2;
+    const ReplayNode& nd = g.nodes[i];
+    if (ev % 2 == 0) {
+      std::int64_t t = std::numeric_limits<std::int64_t>::min();
+      std::uint32_t bind = kNone;
+      for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
+        const ReplayEdge& ed = g.edges[e];
+        if (ed.join) continue;
+        const std::int64_t c = r.end_ns[ed.from] + ed.weight_ns;
+        if (c > t) { t = c; bind = e; }
+      }
+      r.start_ns[i] = bind == kNone ? nd.start_ns : t;
+      r.start_binding[i] = bind;
+    } else {
+      if (nd.kind == NodeKind::Wait) {
+        std::int64_t t = r.start_ns[i] + nd.base_ns;
+        std::uint32_t bind = kNone;
+        for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
+          const ReplayEdge& ed = g.edges[e];
+          if (!ed.join) continue;
+          const std::int64_t c = r.end_ns[ed.from] + ed.weight_ns;
+          if (c > t) { t = c; bind = e; }
+        }
+        r.end_ns[i] = std::max(t, r.start_ns[i]);
+        r.end_binding[i] = bind;
+      } else {
+        r.end_ns[i] = r.start_ns[i] + scaled(nd);
+      }
+    }
+  };
+  while (head < queue.size()) {
+    const std::uint32_t ev = queue[head++];
+    evaluate(ev);
+    for (std::uint32_t k = succ_begin[ev]; k < succ_begin[ev + 1]; ++k)
+      if (--indeg[succ[k]] == 0) queue.push_back(succ[k]);
+  }
+  if (queue.size() < 2 * n) {
+    // A cycle (only possible through clock noise): evaluate what is left in recorded order.
+    std::vector<std::uint32_t> left;
+    for (std::size_t k = 0; k < 2 * n; ++k) if (indeg[k] > 0) left.push_back(static_cast<std::uint32_t>(k));
+    auto t = [&](std::uint32_t ev) { return ev % 2 == 0 ? g.nodes[ev / 2].start_ns : g.nodes[ev / 2].end_ns; };
+    std::sort(left.begin(), left.end(), [&](std::uint32_t a, std::uint32_t b) { return t(a) != t(b) ? t(a) < t(b) : a < b; });
+    for (std::uint32_t ev : left) evaluate(ev);
+  }
+
+  const std::int64_t w0 = r.start_ns[g.span_first_node.front()];
+  const std::int64_t w1 = r.end_ns[g.window_end_node];
+  r.window_ns = w1 - w0;
+  for (std::size_t s = 0; s < g.span_first_node.size(); ++s) {
+    const std::int64_t a = r.start_ns[g.span_first_node[s]];
+    const std::int64_t b = s + 1 < g.span_first_node.size() ? r.start_ns[g.span_first_node[s + 1]] : w1;
+    r.span_ns.push_back(b - a);
+  }
+  return r;
+}
+
+}  // namespace amdahl::analysis

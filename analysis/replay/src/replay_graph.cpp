@@ -1,0 +1,413 @@
+// Builds the replay graph from the analyzer's timeline: cuts every host thread into work,
+// launch and wait nodes, puts every GPU operation on its stream's lane, and links them with
+// program-order, launch, completion and produce/consume edges whose weights are the delays
+// observed in the recording (so an unscaled replay reproduces it exactly).
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "amdahl/analysis/errors.hpp"
+#include "amdahl/analysis/replay.hpp"
+
+namespace amdahl::analysis {
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::int64_t kTolNs = 2000;  // clock noise allowed between threads (2 us)
+
+using LaneKey = std::pair<std::uint32_t, std::uint64_t>;
+
+// What one host thread contributes before it is cut into nodes.
+struct HostInput {
+  std::uint32_t pid = 0;
+  std::uint64_t tid = 0;
+  std::size_t timeline_lane = kNone;
+  std::vector<Interval> apis;        // non-blocking API calls (launch overhead)
+  std::vector<std::int64_t> cuts;    // points that must start or end a node
+  std::vector<std::int64_t> consumes;  // consume marks: a zero-length wait node each
+};
+
+struct Builder {
+  const Timeline& tl;
+  const format::RecordSet& rs;
+  const std::vector<GpuOpStage>& op_stages;
+  const StepSelection& sel;
+  ReplayGraph g;
+  std::vector<std::vector<ReplayEdge>> in;  // incoming edges per node, flattened at the end
+
+  // Per host lane: node ids in time order, for "node at time t" look-ups.
+  std::vector<std::vector<std::uint32_t>> lane_nodes;
+
+  Builder(const Timeline& t, const std::vector<GpuOpStage>& s, const StepSelection& ss)
+      : tl(t), rs(*t.records), op_stages(s), sel(ss) {}
+
+  std::uint32_t add_node(ReplayNode n) {
+    g.nodes.push_back(n);
+    in.emplace_back();
+    return static_cast<std::uint32_t>(g.nodes.size() - 1);
+  }
+
+  // The first node of host lane `lane` that starts at t (cuts guarantee one exists), or the
+  // one containing t.
+  std::uint32_t node_starting_at(std::uint32_t lane, std::int64_t t) const {
+    const auto& v = lane_nodes[lane];
+    auto it = std::lower_bound(v.begin(), v.end(), t,
+                               [&](std::uint32_t n, std::int64_t x) { return g.nodes[n].start_ns < x; });
+    if (it != v.end() && g.nodes[*it].start_ns == t) return *it;
+    if (it == v.begin()) return v.empty() ? kNone : v.front();
+    return *(it - 1);
+  }
+  // The node of host lane `lane` that ends at t (or contains t), or kNone before the lane.
+  std::uint32_t node_ending_at(std::uint32_t lane, std::int64_t t) const {
+    const auto& v = lane_nodes[lane];
+    auto it = std::lower_bound(v.begin(), v.end(), t,
+                               [&](std::uint32_t n, std::int64_t x) { return g.nodes[n].end_ns < x; });
+    if (it == v.end()) return v.empty() ? kNone : v.back();
+    return *it;
+  }
+};
+
+// Cuts one host thread into nodes between consecutive cut points.
+void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
+  const Lane* tl_lane = h.timeline_lane == kNone ? nullptr : &b.tl.lanes[h.timeline_lane];
+  std::vector<std::int64_t>& cuts = h.cuts;
+  std::vector<Interval> syncs;
+  if (tl_lane) {
+    for (const Segment& s : tl_lane->segments) { cuts.push_back(s.start_ns); cuts.push_back(s.end_ns); }
+    syncs = tl_lane->blocking_syncs;
+  }
+  for (const Interval& s : syncs) { cuts.push_back(s.start_ns); cuts.push_back(s.end_ns); }
+  for (const Interval& a : h.apis) { cuts.push_back(a.start_ns); cuts.push_back(a.end_ns); }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::sort(h.apis.begin(), h.apis.end(), [](const Interval& x, const Interval& y) { return x.start_ns < y.start_ns; });
+
+  auto inside = [](const std::vector<Interval>& v, std::int64_t t) {
+    // v sorted by start, possibly overlapping a little: check the few candidates before t.
+    auto it = std::upper_bound(v.begin(), v.end(), t, [](std::int64_t x, const Interval& i) { return x < i.start_ns; });
+    for (int k = 0; k < 4 && it != v.begin(); ++k) {
+      --it;
+      if (t >= it->start_ns && t < it->end_ns) return true;
+    }
+    return false;
+  };
+
+  auto& nodes = b.lane_nodes[lane_id];
+  auto link = [&](std::uint32_t id) {
+    if (!nodes.empty()) b.in[id].push_back({nodes.back(), b.g.nodes[id].start_ns - b.g.nodes[nodes.back()].end_ns, false});
+    nodes.push_back(id);
+  };
+  // A consume is a wait of zero length in the recording that may grow in a replay: the item
+  // must have been produced. Its join is added once all lanes exist.
+  std::sort(h.consumes.begin(), h.consumes.end());
+  std::size_t next_consume = 0;
+  auto zero_waits_until = [&](std::int64_t t) {
+    for (; next_consume < h.consumes.size() && h.consumes[next_consume] <= t; ++next_consume) {
+      ReplayNode w;
+      w.start_ns = w.end_ns = h.consumes[next_consume];
+      w.lane = lane_id;
+      w.kind = NodeKind::Wait;
+      w.stage = kLabelWait;
+      link(b.add_node(w));
+    }
+  };
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const std::int64_t a = cuts[i], e = cuts[i + 1];
+    zero_waits_until(a);
+    ReplayNode n;
+    n.start_ns = a;
+    n.end_ns = e;
+    n.lane = lane_id;
+    const Segment* seg = tl_lane ? tl_lane->segment_at(a) : nullptr;
+    if (inside(syncs, a)) {
+      n.kind = NodeKind::Wait;
+      n.stage = kLabelGpuWait;
+    } else if (seg && seg->label == kLabelWait) {
+      n.kind = NodeKind::Wait;
+      n.stage = kLabelWait;
+    } else if (inside(h.apis, a)) {
+      n.kind = NodeKind::Launch;
+      n.stage = seg ? seg->stage : kLabelOther;
+    } else {
+      n.kind = NodeKind::Work;
+      n.stage = seg ? (seg->label >= 0 ? seg->label : kLabelOther) : kLabelOther;
+    }
+    n.base_ns = e - a;
+    link(b.add_node(n));
+  }
+  zero_waits_until(std::numeric_limits<std::int64_t>::max());
+}
+
+std::int64_t median(std::vector<std::int64_t> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>& op_stages,
+                               const StepSelection& sel) {
+  if (!tl.records) throw InputError("replay: timeline without records");
+  Builder b(tl, op_stages, sel);
+  const format::RecordSet& rs = *tl.records;
+  b.g.stage_names = tl.stage_names;
+  b.g.window = sel.window;
+
+  // ---- host lanes: every timeline lane, plus every thread that made CUDA API calls.
+  std::map<LaneKey, std::uint32_t> host_of;
+  std::vector<HostInput> hosts;
+  auto host = [&](std::uint32_t pid, std::uint64_t tid) -> std::uint32_t {
+    auto [it, added] = host_of.try_emplace(LaneKey{pid, tid}, static_cast<std::uint32_t>(hosts.size()));
+    if (added) {
+      HostInput h;
+      h.pid = pid;
+      h.tid = tid;
+      auto tli = tl.lane_of.find(LaneKey{pid, tid});
+      if (tli != tl.lane_of.end()) h.timeline_lane = tli->second;
+      hosts.push_back(std::move(h));
+    }
+    return it->second;
+  };
+  for (const Lane& l : tl.lanes) host(l.pid, l.tid);
+
+  // API calls: launch calls (non-blocking) and the start of every call that launched GPU work.
+  std::unordered_map<std::uint64_t, std::size_t> api_of;  // (pid, correlation) -> api index
+  for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
+    const auto& a = rs.api_calls[i];
+    api_of.emplace((static_cast<std::uint64_t>(a.pid) << 32) | a.correlation_id, i);
+    HostInput& h = hosts[host(a.pid, a.tid)];
+    h.cuts.push_back(a.start_ns);
+    h.cuts.push_back(a.end_ns);
+    if (!is_blocking_cuda_call(rs.str(a.name)) && a.end_ns > a.start_ns) h.apis.push_back({a.start_ns, a.end_ns});
+  }
+  // Marks and (on the driving lane) step starts and the window end are cut points.
+  for (const Lane& l : tl.lanes) {
+    HostInput& h = hosts[host(l.pid, l.tid)];
+    for (const auto& m : l.produces) h.cuts.push_back(m.ts_ns);
+    for (const auto& m : l.consumes) { h.cuts.push_back(m.ts_ns); h.consumes.push_back(m.ts_ns); }
+    for (const auto& w : l.wait_ranges) { h.cuts.push_back(w.start_ns); h.cuts.push_back(w.end_ns); }
+  }
+  if (sel.driving_lane >= tl.lanes.size() || sel.steps.empty()) throw InputError("replay: no analysis window");
+  const Lane& drv = tl.lanes[sel.driving_lane];
+  const std::uint32_t drv_host = host(drv.pid, drv.tid);
+  for (const Interval& s : sel.steps) hosts[drv_host].cuts.push_back(s.start_ns);
+  hosts[drv_host].cuts.push_back(sel.window.start_ns);
+  hosts[drv_host].cuts.push_back(sel.window.end_ns);
+
+  b.lane_nodes.resize(hosts.size());
+  for (std::uint32_t li = 0; li < hosts.size(); ++li) {
+    ReplayLane rl;
+    rl.pid = hosts[li].pid;
+    rl.id = hosts[li].tid;
+    rl.timeline_lane = hosts[li].timeline_lane == kNone ? 0 : hosts[li].timeline_lane;
+    rl.name = hosts[li].timeline_lane == kNone ? std::string() : tl.lanes[hosts[li].timeline_lane].name;
+    b.g.lanes.push_back(rl);
+    cut_host_lane(b, li, hosts[li]);
+  }
+
+  // ---- GPU lanes: one per (pid, device, stream), ops in start order.
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<std::size_t>> streams;
+  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
+    const auto& op = rs.gpu_ops[i];
+    if (op.end_ns < op.start_ns) continue;
+    streams[{op.pid, (static_cast<std::uint64_t>(op.device) << 32) | op.stream}].push_back(i);
+  }
+  // Launch latency observed when the GPU was idle: op start - API start where the stream's
+  // previous op had ended before the API call began.
+  std::vector<std::int64_t> idle_latencies;
+  std::vector<std::uint32_t> gpu_node_of(rs.gpu_ops.size(), kNone);
+  for (auto& [key, ops] : streams) {
+    std::sort(ops.begin(), ops.end(), [&](std::size_t x, std::size_t y) { return rs.gpu_ops[x].start_ns < rs.gpu_ops[y].start_ns; });
+    ReplayLane rl;
+    rl.gpu = true;
+    rl.pid = key.first;
+    rl.id = key.second;
+    rl.name = "gpu" + std::to_string(key.second >> 32) + "/stream" + std::to_string(key.second & 0xffffffffu);
+    const auto lane_id = static_cast<std::uint32_t>(b.g.lanes.size());
+    b.g.lanes.push_back(rl);
+    std::int64_t prev_end = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t i : ops) {
+      const auto& op = rs.gpu_ops[i];
+      ReplayNode n;
+      n.start_ns = op.start_ns;
+      n.end_ns = op.end_ns;
+      n.lane = lane_id;
+      n.kind = NodeKind::GpuOp;
+      n.stage = i < op_stages.size() ? op_stages[i].stage : kLabelOther;
+      gpu_node_of[i] = b.add_node(n);
+      auto a = api_of.find((static_cast<std::uint64_t>(op.pid) << 32) | op.correlation_id);
+      if (a != api_of.end()) {
+        const auto& api = rs.api_calls[a->second];
+        if (prev_end <= api.start_ns && op.start_ns >= api.start_ns) idle_latencies.push_back(op.start_ns - api.start_ns);
+      }
+      prev_end = std::max(prev_end, op.end_ns);
+    }
+  }
+  const std::int64_t launch_latency = median(idle_latencies);
+
+  // Stream order and launch edges, with the residual delay put on the binding edge.
+  for (auto& [key, ops] : streams) {
+    std::uint32_t prev = kNone;
+    for (std::size_t i : ops) {
+      const std::uint32_t id = gpu_node_of[i];
+      const auto& op = rs.gpu_ops[i];
+      struct Cand { ReplayEdge e; std::int64_t at; };
+      std::vector<Cand> c;
+      if (prev != kNone) c.push_back({{prev, 0, false}, b.g.nodes[prev].end_ns});
+      auto a = api_of.find((static_cast<std::uint64_t>(op.pid) << 32) | op.correlation_id);
+      std::uint32_t launch_from = kNone;
+      if (a != api_of.end()) {
+        const auto& api = rs.api_calls[a->second];
+        auto h = host_of.find(LaneKey{api.pid, api.tid});
+        if (h != host_of.end()) {
+          // The node ending at the API call's start: the launch happens right after it.
+          launch_from = b.node_ending_at(h->second, api.start_ns);
+          if (launch_from != kNone && b.g.nodes[launch_from].end_ns > api.start_ns) launch_from = kNone;
+          if (launch_from != kNone) c.push_back({{launch_from, launch_latency, false}, b.g.nodes[launch_from].end_ns + launch_latency});
+        }
+      }
+      if (!c.empty()) {
+        std::size_t bind = 0;
+        for (std::size_t k = 1; k < c.size(); ++k) if (c[k].at > c[bind].at) bind = k;
+        c[bind].e.weight_ns += op.start_ns - c[bind].at;  // exact at factor 1
+        for (const Cand& x : c) b.in[id].push_back(x.e);
+      }
+      prev = id;
+    }
+  }
+
+  // ---- completion edges: a blocking CUDA call ends after the GPU op it waited for.
+  // Per pid, ops sorted by end; the join is the latest-ending op that ended before the wait
+  // ended and whose launch (or start) came before the wait began.
+  std::map<std::uint32_t, std::vector<std::size_t>> ops_by_end;
+  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) if (gpu_node_of[i] != kNone) ops_by_end[rs.gpu_ops[i].pid].push_back(i);
+  for (auto& [pid, v] : ops_by_end)
+    std::sort(v.begin(), v.end(), [&](std::size_t x, std::size_t y) { return rs.gpu_ops[x].end_ns < rs.gpu_ops[y].end_ns; });
+  auto launch_time = [&](std::size_t op_index) {
+    const auto& op = rs.gpu_ops[op_index];
+    auto a = api_of.find((static_cast<std::uint64_t>(op.pid) << 32) | op.correlation_id);
+    return a == api_of.end() ? op.start_ns : rs.api_calls[a->second].start_ns;
+  };
+
+  auto add_join = [&](std::uint32_t wait, std::uint32_t from) {
+    ReplayNode& w = b.g.nodes[wait];
+    const std::int64_t src_end = b.g.nodes[from].end_ns;
+    if (src_end > w.end_ns + kTolNs) { ++b.g.dropped_backward_edges; return false; }
+    const std::int64_t wake = w.end_ns - src_end;
+    b.in[wait].push_back({from, wake, true});
+    // Binding in the recording (the source ended after the wait began): the wait costs
+    // nothing by itself; otherwise it keeps its recorded duration as its own cost.
+    if (src_end > w.start_ns) w.base_ns = 0;
+    return true;
+  };
+
+  // Produce / consume look-ups: item -> (host lane, ts) of produce and of consume.
+  std::unordered_map<std::int64_t, std::vector<std::pair<std::uint32_t, std::int64_t>>> produce_of;
+  std::vector<std::pair<std::int64_t, std::uint32_t>> consumes_by_ts;  // (ts, host lane)
+  for (const Lane& l : tl.lanes) {
+    const std::uint32_t h = host_of.at(LaneKey{l.pid, l.tid});
+    for (const auto& m : l.produces) produce_of[m.item].push_back({h, m.ts_ns});
+    for (const auto& m : l.consumes) consumes_by_ts.push_back({m.ts_ns, h});
+  }
+  std::sort(consumes_by_ts.begin(), consumes_by_ts.end());
+
+  for (std::uint32_t hl = 0; hl < hosts.size(); ++hl) {
+    const Lane* lane = hosts[hl].timeline_lane == kNone ? nullptr : &tl.lanes[hosts[hl].timeline_lane];
+    for (std::uint32_t id : b.lane_nodes[hl]) {
+      ReplayNode& n = b.g.nodes[id];
+      if (n.kind != NodeKind::Wait || n.end_ns == n.start_ns) continue;  // zero-length: consume joins below
+      bool linked = false;
+      if (n.stage == kLabelGpuWait) {
+        auto it = ops_by_end.find(hosts[hl].pid);
+        if (it != ops_by_end.end()) {
+          const auto& v = it->second;
+          auto pos = std::upper_bound(v.begin(), v.end(), n.end_ns + kTolNs,
+                                      [&](std::int64_t t, std::size_t x) { return t < rs.gpu_ops[x].end_ns; });
+          for (int k = 0; k < 64 && pos != v.begin(); ++k) {
+            --pos;
+            if (launch_time(*pos) <= n.start_ns + kTolNs) {
+              linked = add_join(id, gpu_node_of[*pos]);
+              if (linked) ++b.g.gpu_joins;
+              break;
+            }
+          }
+        }
+      } else if (lane) {
+        // A queue wait: the first produce/consume mark on this lane at or after its start
+        // decides which side it is.
+        auto first_after = [&](const std::vector<ItemMark>& v) -> const ItemMark* {
+          auto it = std::lower_bound(v.begin(), v.end(), n.start_ns, [](const ItemMark& m, std::int64_t t) { return m.ts_ns < t; });
+          return it == v.end() ? nullptr : &*it;
+        };
+        const ItemMark* c = first_after(lane->consumes);
+        const ItemMark* p = first_after(lane->produces);
+        if (c && (!p || c->ts_ns <= p->ts_ns)) {
+          // Consumer: waits for the produce of the same item.
+          auto it = produce_of.find(c->item);
+          if (it != produce_of.end()) {
+            // Prefer a produce before the consume; the latest such.
+            const std::pair<std::uint32_t, std::int64_t>* best = nullptr;
+            for (const auto& pr : it->second)
+              if (pr.second <= c->ts_ns + kTolNs && (!best || pr.second > best->second)) best = &pr;
+            if (best) {
+              const std::uint32_t from = b.node_ending_at(best->first, best->second);
+              if (from != kNone && from != id) linked = add_join(id, from);
+            }
+          }
+        } else if (p) {
+          // Producer blocked on a full queue: released by the latest consume before it woke.
+          auto it = std::upper_bound(consumes_by_ts.begin(), consumes_by_ts.end(),
+                                     std::make_pair(n.end_ns + kTolNs, std::numeric_limits<std::uint32_t>::max()));
+          if (it != consumes_by_ts.begin()) {
+            --it;
+            const std::uint32_t from = b.node_ending_at(it->second, it->first);
+            if (from != kNone && from != id && b.g.nodes[from].end_ns <= n.end_ns + kTolNs) linked = add_join(id, from);
+          }
+        }
+      }
+      if (linked) {
+        ++b.g.linked_waits;
+      } else {
+        ++b.g.unlinked_waits;
+        n.base_ns = n.end_ns - n.start_ns;
+      }
+    }
+  }
+
+  // ---- produce -> consume joins on the zero-length waits at every consume: the consume of
+  // item n cannot happen before its produce, also where the consumer did not wait in the
+  // recording (it may have to once its own work gets faster).
+  for (const Lane& l : tl.lanes) {
+    const std::uint32_t h = host_of.at(LaneKey{l.pid, l.tid});
+    for (const auto& m : l.consumes) {
+      const std::uint32_t to = b.node_starting_at(h, m.ts_ns);
+      if (to == kNone || b.g.nodes[to].kind != NodeKind::Wait || b.g.nodes[to].end_ns != m.ts_ns) continue;
+      auto it = produce_of.find(m.item);
+      const std::pair<std::uint32_t, std::int64_t>* best = nullptr;
+      if (it != produce_of.end())
+        for (const auto& pr : it->second)
+          if (pr.second <= m.ts_ns + kTolNs && (!best || pr.second > best->second)) best = &pr;
+      const std::uint32_t from = best ? b.node_ending_at(best->first, best->second) : kNone;
+      if (from == kNone || from == to) continue;
+      if (b.g.nodes[from].end_ns > m.ts_ns + kTolNs) { ++b.g.dropped_backward_edges; continue; }
+      b.in[to].push_back({from, std::min<std::int64_t>(0, m.ts_ns - b.g.nodes[from].end_ns), true});
+    }
+  }
+
+  // ---- the analysis window on the driving lane.
+  for (const Interval& s : sel.steps) b.g.span_first_node.push_back(b.node_starting_at(drv_host, s.start_ns));
+  b.g.window_end_node = b.node_ending_at(drv_host, sel.window.end_ns);
+  if (b.g.window_end_node == kNone || b.g.span_first_node.empty() || b.g.span_first_node.front() == kNone)
+    throw InputError("replay: the analysis window is not on the driving thread's timeline");
+
+  // ---- flatten edges.
+  b.g.edge_begin.assign(b.g.nodes.size() + 1, 0);
+  for (std::size_t i = 0; i < b.in.size(); ++i) b.g.edge_begin[i + 1] = b.g.edge_begin[i] + static_cast<std::uint32_t>(b.in[i].size());
+  b.g.edges.reserve(b.g.edge_begin.back());
+  for (auto& v : b.in) b.g.edges.insert(b.g.edges.end(), v.begin(), v.end());
+  return std::move(b.g);
+}
+
+}  // namespace amdahl::analysis
