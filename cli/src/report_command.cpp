@@ -1,0 +1,22 @@
+// `amdahl report run.amdahl [--format text|json] [-o FILE] [--stages FILE] [--warmup N]
+// [--step-name NAME]`: the stage breakdown of a profile.
+#include <memory>
+
+#include "commands.hpp"
+#include "report_options.hpp"
+
+namespace amdahl::cli {
+
+void register_report_command(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<ReportOptions>();
+  CLI::App* cmd = app.add_subcommand("report", "stage breakdown of a profile: exposed/hidden time, Amdahl projections");
+  add_report_options(*cmd, *opt, {"text", "json"});
+  cmd->callback([opt, &exit_code] {
+    const analysis::Report report = load_and_analyze(*opt);
+    write_output(*opt, opt->format == "json" ? analysis::report_to_json(report).dump(2) + "\n"
+                                             : analysis::report_to_text(report));
+    exit_code = 0;
+  });
+}
+
+}  // namespace amdahl::cli

@@ -1,0 +1,62 @@
+// Shared plumbing of `amdahl report` / `amdahl whatif`: options, loading, analysing, output.
+#include "report_options.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "amdahl/analysis/errors.hpp"
+#include "amdahl/format/profile_store.hpp"
+#include "commands.hpp"
+
+namespace amdahl::cli {
+
+void add_report_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std::string>& formats) {
+  cmd.add_option("profile", opt.profile, "the profile (.amdahl) to analyse")->required();
+  cmd.add_option("--format", opt.format, "output format")->check(CLI::IsMember(formats));
+  cmd.add_option("-o,--output", opt.output, "write the output to FILE instead of stdout");
+  cmd.add_option("--stages", opt.stages, "stage rule file (PATTERN -> STAGE lines; docs/analysis.md)");
+  cmd.add_option("--warmup", opt.warmup, "warm-up steps to exclude, or 'auto' (default)");
+  cmd.add_option("--step-name", opt.step_name, "name of the step range (default: step)");
+}
+
+analysis::Report load_and_analyze(const ReportOptions& opt) {
+  analysis::AnalysisOptions ao;
+  ao.step_name = opt.step_name;
+  if (opt.step_name.empty()) throw UsageError("--step-name must not be empty");
+  if (opt.warmup != "auto") {
+    std::size_t used = 0;
+    long long n = -1;
+    try {
+      n = std::stoll(opt.warmup, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != opt.warmup.size() || n < 0)
+      throw UsageError("--warmup expects a number of steps >= 0 or 'auto', got '" + opt.warmup + "'");
+    ao.warmup = static_cast<std::size_t>(n);
+  }
+  if (!opt.stages.empty()) {
+    std::ifstream in(opt.stages);
+    if (!in) throw analysis::InputError("cannot read the stage rule file '" + opt.stages + "'");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    ao.user_rules = analysis::parse_stage_rules(ss.str(), opt.stages);
+  }
+  const format::Profile profile = format::load_profile(opt.profile);
+  return analysis::analyze(profile, ao);
+}
+
+void write_output(const ReportOptions& opt, const std::string& text) {
+  if (opt.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  std::ofstream out(opt.output, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write '" + opt.output + "'");
+}
+
+}  // namespace amdahl::cli

@@ -1,0 +1,32 @@
+// Options shared by `amdahl report` and `amdahl whatif` (profile path, --stages, --warmup,
+// --step-name, --format, -o) and the steps they share: load + analyze, write the output.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "amdahl/analysis/report.hpp"
+
+namespace amdahl::cli {
+
+struct ReportOptions {
+  std::string profile;
+  std::string format = "text";
+  std::string output;  // empty: stdout
+  std::string stages;  // rule file
+  std::string warmup = "auto";
+  std::string step_name = "step";
+};
+
+// Adds the shared options to `cmd` (--format takes `formats`).
+void add_report_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std::string>& formats);
+
+// Loads the profile (format::ProfileError on bad input) and analyses it (analysis errors;
+// cli::UsageError for a bad --warmup; analysis::InputError for an unreadable --stages file).
+analysis::Report load_and_analyze(const ReportOptions& opt);
+
+// Writes `text` to -o FILE or stdout. Throws std::runtime_error when the file cannot be written.
+void write_output(const ReportOptions& opt, const std::string& text);
+
+}  // namespace amdahl::cli

@@ -1,0 +1,38 @@
+// `amdahl whatif run.amdahl --speedup STAGE=FACTOR [...] [--target 2x] [--format text|json]`:
+// projected whole-run speedup if stages were FACTOR times faster, and factors for a target.
+#include <memory>
+#include <optional>
+
+#include "amdahl/analysis/whatif.hpp"
+#include "commands.hpp"
+#include "report_options.hpp"
+
+namespace amdahl::cli {
+
+void register_whatif_command(CLI::App& app, int& exit_code) {
+  struct Opts : ReportOptions {
+    std::vector<std::string> speedups;
+    std::string target;
+  };
+  auto opt = std::make_shared<Opts>();
+  CLI::App* cmd = app.add_subcommand("whatif", "project the speedup of making stages faster (classic Amdahl)");
+  add_report_options(*cmd, *opt, {"text", "json"});
+  cmd->add_option("--speedup", opt->speedups, "STAGE=FACTOR (2, 2x, 0.5 = twice slower); repeatable");
+  cmd->add_option("--target", opt->target, "overall speedup to reach (e.g. 2x): the factor each stage needs");
+  cmd->callback([opt, &exit_code] {
+    if (opt->speedups.empty() && opt->target.empty())
+      throw UsageError("whatif needs --speedup STAGE=FACTOR and/or --target X");
+    // Parse the request before loading, so syntax errors are usage errors whatever the file.
+    std::vector<analysis::SpeedupRequest> requests;
+    for (const auto& s : opt->speedups) requests.push_back(analysis::parse_speedup(s));
+    std::optional<double> target;
+    if (!opt->target.empty()) target = analysis::parse_factor(opt->target);
+    const analysis::Report report = load_and_analyze(*opt);
+    const analysis::WhatIf w = analysis::compute_whatif(report, requests, target);
+    write_output(*opt, opt->format == "json" ? analysis::whatif_to_json(report, w).dump(2) + "\n"
+                                             : analysis::whatif_to_text(report, w));
+    exit_code = 0;
+  });
+}
+
+}  // namespace amdahl::cli

@@ -1,0 +1,136 @@
+// End to end through the real `amdahl` binary: report/whatif on a profile written with
+// format::save_profile; JSON fields, whatif numbers, -o, and exit codes (2 bad input, 1 usage).
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "../analysis/profile_builder.hpp"
+#include "amdahl/format/profile_store.hpp"
+
+namespace fs = std::filesystem;
+using amdahl::test::ProfileBuilder;
+
+namespace {
+
+struct Result {
+  int rc = -1;
+  std::string out;
+};
+
+std::string amdahl_bin() {
+  const char* b = std::getenv("AMDAHL_BUILD_DIR");
+  return std::string(b ? b : ".") + "/bin/amdahl";
+}
+
+Result run(const std::string& args) {
+  Result r;
+  const std::string cmd = amdahl_bin() + " " + args + " 2>/dev/null";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+struct Fixture {
+  fs::path dir;
+  std::string serial, corrupt;
+  Fixture() {
+    if (!fs::exists(amdahl_bin())) {
+      std::fprintf(stderr, "SKIP: %s not built\n", amdahl_bin().c_str());
+      std::exit(77);
+    }
+    dir = fs::temp_directory_path() / ("amdahl_cli_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    // 11 steps of 50 ms disk_io + 50 ms gpu_compute on the driving thread.
+    ProfileBuilder b;
+    for (int k = 0; k < 11; ++k) {
+      const double t = 100.0 * k;
+      b.stage(1, "step", t, t + 100).stage(1, "disk_io", t, t + 50).stage(1, "gpu_compute", t + 50, t + 100);
+    }
+    b.profile.meta["format_version"] = std::to_string(amdahl::format::kProfileFormatVersion);
+    b.profile.meta["command"] = "synthetic";
+    serial = (dir / "serial.amdahl").string();
+    amdahl::format::save_profile(b.profile, serial, true);
+    corrupt = (dir / "corrupt.amdahl").string();
+    std::ofstream(corrupt) << "this is not an SQLite database\n";
+  }
+  ~Fixture() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(Fixture, "report --format json has the DESIGN.md fields and the right numbers") {
+  const Result r = run("report " + serial + " --format json");
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["wall_ns"] == 1'000'000'000LL);  // steps 1..10 after the automatic warm-up
+  CHECK(j["steps"] == 10);
+  bool disk = false;
+  for (const auto& s : j["stages"]) {
+    for (const char* k : {"name", "exposed_ns", "fraction", "total_ns", "hidden_ns"}) CHECK_MESSAGE(s.contains(k), k);
+    if (s["name"] == "disk_io") {
+      disk = true;
+      CHECK(s["fraction"].get<double>() == doctest::Approx(0.5));
+      CHECK(s["amdahl"]["10x"].get<double>() == doctest::Approx(1.0 / 0.55));
+    }
+  }
+  CHECK(disk);
+  const Result t = run("report " + serial);
+  CHECK(t.rc == 0);
+  CHECK(t.out.find("verdict:") != std::string::npos);
+  const std::string out = (dir / "r.json").string();
+  CHECK(run("report " + serial + " --format json -o " + out).rc == 0);
+  CHECK(nlohmann::json::parse(std::ifstream(out))["steps"] == 10);
+  CHECK(nlohmann::json::parse(run("report " + serial + " --format json --warmup 5").out)["steps"] == 6);
+}
+
+TEST_CASE_FIXTURE(Fixture, "whatif numbers") {
+  const Result r = run("whatif " + serial + " --speedup disk_io=10x --target 1.5 --format json");
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["naive_speedup"].get<double>() == doctest::Approx(1.818).epsilon(1e-3));
+  CHECK(j["simulated_speedup"].get<double>() == j["naive_speedup"].get<double>());
+  CHECK(j["naive_interval"].size() == 2);
+  CHECK(j["simulated_interval"].size() == 2);
+  for (const auto& row : j["target"]["stages"])
+    if (row["stage"] == "gpu_compute") CHECK(row["factor_needed"].get<double>() == doctest::Approx(3.0));
+  const auto two = nlohmann::json::parse(run("whatif " + serial + " --speedup disk_io=2 --speedup gpu_compute=2 --format json").out);
+  CHECK(two["naive_speedup"].get<double>() == doctest::Approx(2.0));
+  const Result text = run("whatif " + serial + " --speedup disk_io=0.5");
+  CHECK(text.rc == 0);
+  CHECK(text.out.find("0.667x") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(Fixture, "exit codes: 2 for bad input, 1 for usage errors") {
+  CHECK(run("report " + (dir / "missing.amdahl").string()).rc == 2);
+  CHECK(run("report " + corrupt).rc == 2);
+  CHECK(run("whatif " + serial + " --speedup nosuchstage=2").rc == 2);
+  CHECK(run("report " + serial + " --stages " + (dir / "no_rules.txt").string()).rc == 2);
+  CHECK(run("report " + serial + " --warmup 11").rc == 2);  // leaves no step
+  CHECK(run("whatif " + serial + " --speedup disk_io").rc == 1);
+  CHECK(run("whatif " + serial + " --speedup disk_io=fast").rc == 1);
+  CHECK(run("whatif " + serial + " --speedup disk_io=0").rc == 1);
+  CHECK(run("whatif " + serial).rc == 1);
+  CHECK(run("report " + serial + " --format xml").rc == 1);
+  CHECK(run("report " + serial + " --warmup many").rc == 1);
+  CHECK(run("report").rc == 1);
+  const std::string bad_rules = (dir / "bad_rules.txt").string();
+  std::ofstream(bad_rules) << "# rules\n*load* disk_io\n";
+  CHECK(run("report " + serial + " --stages " + bad_rules).rc == 1);
+}
