@@ -125,6 +125,10 @@ int run_child() {
 }
 
 int run_fork(const char* self) {
+  // Load and initialise the collector on this thread before the second thread starts (NVTX
+  // publishes its function table without atomics, which ThreadSanitizer would report).
+  nvtxRangePushA("parent-range");
+  nvtxRangePop();
   std::atomic<bool> stop{false};
   std::thread churn([&] {
     // Keeps the interning lock busy with new names while the main thread forks.
@@ -134,8 +138,6 @@ int run_fork(const char* self) {
       nvtxRangePop();
     }
   });
-  nvtxRangePushA("parent-range");
-  nvtxRangePop();
   nvtxRangePushA("around-fork");  // open across both forks
 
   const pid_t a = ::fork();
