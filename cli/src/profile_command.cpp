@@ -1,0 +1,311 @@
+// `amdahl profile [-o FILE] [--force] [--stages FILE] -- COMMAND ARGS...`: runs the command with
+// the collector injected (launcher.cpp), reads and merges the per-process parts it left in a
+// private temporary directory, fills the profile's meta, saves the .amdahl file and prints a
+// short summary. Exit code: the command's own (128+N when it died of signal N).
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "amdahl/format/part_file.hpp"
+#include "amdahl/format/profile_store.hpp"
+#include "commands.hpp"
+#include "launcher.hpp"
+
+namespace amdahl::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using format::RecordSet;
+using format::StrId;
+
+struct ProfileOptions {
+  std::string output;
+  bool force = false;
+  std::string stages;
+  std::vector<std::string> command;
+};
+
+// The private directory the collector writes parts into; removed with everything in it.
+class PartDir {
+ public:
+  PartDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/amdahl-parts-XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      throw std::runtime_error("cannot create a temporary directory for the parts (" + tmpl + ")");
+    path_ = tmpl;
+  }
+  ~PartDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  PartDir(const PartDir&) = delete;
+  PartDir& operator=(const PartDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// `amdahl-<command basename>-<YYYYmmdd-HHMMSS>.amdahl` in the current directory.
+std::string default_output(const std::string& command) {
+  std::string base = fs::path(command).filename().string();
+  for (char& c : base) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  if (base.empty()) base = "command";
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::localtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return "amdahl-" + base + "-" + stamp + ".amdahl";
+}
+
+std::string iso_utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string hostname() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+// The command line as a shell would need it typed (arguments with special characters quoted).
+std::string quoted_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "0123456789_-./=:,+@%") == std::string::npos;
+    if (plain) {
+      out += a;
+      continue;
+    }
+    out += '\'';
+    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
+}
+
+// <bindir>/../lib of the running amdahl binary.
+fs::path library_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return (exe.parent_path() / ".." / "lib").lexically_normal();
+}
+
+StrId intern(RecordSet& rs, const std::string& s) {
+  for (std::size_t i = 0; i < rs.strings.size(); ++i)
+    if (rs.strings[i] == s) return static_cast<StrId>(i);
+  rs.strings.push_back(s);
+  return static_cast<StrId>(rs.strings.size() - 1);
+}
+
+struct Diag {
+  std::uint32_t pid;
+  std::string key;
+  std::uint64_t count;
+  std::string detail;
+};
+
+// Reads every complete part (`*.amdpart`) in `dir`. A part still being written (`.tmp`) gets a
+// short grace period (a child may be writing at exit); unreadable parts become diagnostics.
+std::vector<RecordSet> read_parts(const std::string& dir, std::vector<Diag>& diags) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    bool pending = false;
+    for (const auto& e : fs::directory_iterator(dir))
+      pending = pending || ends_with(e.path().filename().string(), ".amdpart.tmp");
+    if (!pending || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<RecordSet> parts;
+  for (const fs::path& f : files) {
+    const std::string name = f.filename().string();
+    if (ends_with(name, ".amdpart.tmp")) {
+      diags.push_back({0, "part.incomplete", 1, name + ": the process was still writing its part when amdahl read the parts"});
+    } else if (ends_with(name, ".amdpart")) {
+      try {
+        parts.push_back(format::read_part(f.string()));
+      } catch (const format::PartError& e) {
+        diags.push_back({0, "part.unreadable", 1, name + ": " + e.what()});
+      }
+    }
+  }
+  return parts;
+}
+
+std::string seconds(std::int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
+void print_summary(const std::string& output, const RecordSet& rs, const LaunchResult& run) {
+  std::uint64_t diag_total = 0;
+  for (const auto& d : rs.diagnostics) diag_total += d.count;
+  std::fprintf(stderr, "amdahl: profile written to %s\n", output.c_str());
+  std::fprintf(stderr,
+               "amdahl:   %zu processes, %zu threads, %zu ranges, %zu marks, %zu GPU ops, %llu diagnostics\n",
+               rs.processes.size(), rs.threads.size(), rs.ranges.size(), rs.marks.size(), rs.gpu_ops.size(),
+               static_cast<unsigned long long>(diag_total));
+  std::size_t shown = 0;
+  for (const auto& d : rs.diagnostics) {
+    if (shown++ == 5) {
+      std::fprintf(stderr, "amdahl:     ... (%zu more; see the diagnostics_named view)\n", rs.diagnostics.size() - 5);
+      break;
+    }
+    std::fprintf(stderr, "amdahl:     %s: %llu%s%s\n", rs.str(d.key).c_str(), static_cast<unsigned long long>(d.count),
+                 d.detail ? " — " : "", rs.str(d.detail).c_str());
+  }
+  if (run.signal != 0)
+    std::fprintf(stderr, "amdahl:   wall time %s; the command died of signal %d (exit code %d)\n",
+                 seconds(run.end_ns - run.start_ns).c_str(), run.signal, run.exit_code);
+  else
+    std::fprintf(stderr, "amdahl:   wall time %s; the command exited with code %d\n",
+                 seconds(run.end_ns - run.start_ns).c_str(), run.exit_code);
+}
+
+int run_profile(const ProfileOptions& opt) {
+  if (opt.command.empty()) throw UsageError("no command to profile: amdahl profile [-o FILE] -- COMMAND ARGS...");
+  const std::string output = opt.output.empty() ? default_output(opt.command.front()) : opt.output;
+
+  // Everything that can be refused is refused before the command runs.
+  std::error_code ec;
+  if (fs::exists(output, ec) && !opt.force)
+    throw UsageError(output + " already exists; use --force to overwrite it or -o to choose another file");
+  if (fs::is_directory(output, ec)) throw UsageError("cannot write the profile to " + output + ": it is a directory");
+  const fs::path out_dir = fs::path(output).parent_path();
+  if (!out_dir.empty() && !fs::is_directory(out_dir, ec))
+    throw UsageError("cannot write the profile to " + output + ": directory " + out_dir.string() + " does not exist");
+  if (::access(out_dir.empty() ? "." : out_dir.c_str(), W_OK) != 0)
+    throw UsageError("cannot write the profile to " + output + ": its directory is not writable");
+  std::optional<std::string> stage_rules;
+  if (!opt.stages.empty()) {
+    std::ifstream in(opt.stages, std::ios::binary);
+    if (!in) throw UsageError("cannot read the stages file " + opt.stages);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    stage_rules = ss.str();
+  }
+
+  const fs::path libdir = library_dir();
+  const fs::path collector = libdir / "libamdahl_collector.so";
+  const fs::path cupti = libdir / "libamdahl_cupti.so";
+  const bool have_collector = fs::exists(collector, ec);
+  if (!have_collector)
+    std::fprintf(stderr, "amdahl: warning: the collector %s is missing; the profile will have no ranges\n",
+                 collector.c_str());
+
+  PartDir parts_dir;
+  std::map<std::string, std::string> env_set{{"AMDAHL_PART_DIR", parts_dir.path()}};
+  if (have_collector) env_set["NVTX_INJECTION64_PATH"] = collector.string();
+  if (fs::exists(cupti, ec)) env_set["CUDA_INJECTION64_PATH"] = cupti.string();
+  // Keep NVLink multicast off (these machines must not use it) unless the user decided.
+  const std::map<std::string, std::string> env_default{
+      {"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}, {"NVSHMEM_DISABLE_NVLS", "1"}};
+
+  const LaunchResult run = launch_and_wait(opt.command, env_set, env_default);
+  if (!run.started) {
+    const std::string& cmd = opt.command.front();
+    if (run.exec_errno == ENOENT && cmd.find('/') == std::string::npos)
+      std::fprintf(stderr, "amdahl: error: %s: command not found\n", cmd.c_str());
+    else
+      std::fprintf(stderr, "amdahl: error: cannot run %s: %s\n", cmd.c_str(), std::strerror(run.exec_errno));
+    return run.exit_code;
+  }
+
+  std::vector<Diag> diags;
+  std::vector<RecordSet> parts = read_parts(parts_dir.path(), diags);
+  format::Profile profile;
+  profile.records = format::merge_parts(parts);
+  RecordSet& rs = profile.records;
+  bool main_part = false;
+  for (const auto& p : rs.processes) main_part = main_part || p.pid == run.pid;
+  if (!have_collector) {
+    diags.push_back({0, "launcher.no_collector", 1, "collector not found at " + collector.string()});
+  } else if (!main_part) {
+    diags.push_back({run.pid, "launcher.missing_part", 1,
+                     "no part from the command's process (pid " + std::to_string(run.pid) + ")" +
+                         (run.signal ? "; it died of signal " + std::to_string(run.signal) + " before writing one"
+                                     : "; the collector was not loaded (no NVTX use, or a static binary?)")});
+  }
+  for (const Diag& d : diags) rs.diagnostics.push_back({d.pid, intern(rs, d.key), d.count, intern(rs, d.detail)});
+
+  auto& meta = profile.meta;
+  meta["command"] = quoted_command(opt.command);
+  meta["host"] = hostname();
+  meta["clock"] = "CLOCK_MONOTONIC";
+  meta["created"] = iso_utc_now();
+  meta["exit_code"] = std::to_string(run.exit_code);
+  if (run.signal != 0) meta["exit_signal"] = std::to_string(run.signal);
+  meta["pid"] = std::to_string(run.pid);
+  meta["start_ns"] = std::to_string(run.start_ns);
+  meta["end_ns"] = std::to_string(run.end_ns);
+  meta["wall_ns"] = std::to_string(run.end_ns - run.start_ns);
+  meta["parts"] = std::to_string(parts.size());
+  meta["cwd"] = fs::current_path(ec).string();
+  if (have_collector) meta["collector"] = collector.string();
+  if (stage_rules) {
+    meta["stage_rules"] = *stage_rules;
+    meta["stage_rules_file"] = opt.stages;
+  }
+  format::save_profile(profile, output, opt.force);
+  print_summary(output, rs, run);
+  return run.exit_code;
+}
+
+}  // namespace
+
+void register_profile_command(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<ProfileOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "profile", "Run COMMAND with the collector injected and write its profile (.amdahl)");
+  sub->add_option("-o,--output", opt->output,
+                  "Profile to write (default: amdahl-<command>-<YYYYmmdd-HHMMSS>.amdahl here)");
+  sub->add_flag("--force", opt->force, "Overwrite the output file if it exists");
+  sub->add_option("--stages", opt->stages, "Stage rules file (pattern -> stage), kept in the profile")
+      ->check(CLI::ExistingFile);
+  sub->add_option("command", opt->command, "The command to run and its arguments (after --)");
+  // From COMMAND on, every argument belongs to the command, options and "--" included (with or
+  // without the separating "--").
+  sub->positionals_at_end();
+  sub->callback([opt, &exit_code] { exit_code = run_profile(*opt); });
+}
+
+}  // namespace amdahl::cli
