@@ -1,5 +1,5 @@
 // Parses cpu_pipeline's flags: every flag takes one value ("--flag V" or "--flag=V"), numbers
-// are checked for range, unknown flags and stray arguments are errors.
+// are checked for range, unknown flags and stray arguments are errors; "--" ends the options.
 #include "options.hpp"
 
 #include <charconv>
@@ -62,6 +62,10 @@ Options parse_options(const std::vector<std::string>& args) {
     std::string flag = args[i];
     std::string value;
     bool has_value = false;
+    if (flag == "--") {  // end of options: cpu_pipeline takes no operands
+      if (i + 1 < args.size()) throw OptionsError("unexpected argument '" + args[i + 1] + "'");
+      break;
+    }
     if (flag == "-h" || flag == "--help") {
       o.help = true;
       continue;

@@ -1,6 +1,7 @@
 // Monotonic clock, absolute-deadline sleep and the deadline chain of --cost sleep.
 #include "pacing.hpp"
 
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <cerrno>
@@ -20,6 +21,10 @@ void sleep_until_ns(std::int64_t deadline_ns) noexcept {
   ts.tv_nsec = static_cast<long>(deadline_ns % 1'000'000'000);
   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
   }
+}
+
+Pacer::Pacer(bool enabled) noexcept : enabled_(enabled) {
+  if (enabled_) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 }
 
 void Pacer::restart() noexcept { deadline_ns_ = monotonic_ns(); }

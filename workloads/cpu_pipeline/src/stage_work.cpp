@@ -1,6 +1,8 @@
 // The per-item units of real work behind each stage, and their calibration: a unit is timed
 // over at least 10 ms of repetitions (fastest of five trials) and a stage with cost C ms does
-// round(C / unit time) units per batch. In sleep mode every stage does one unit per item.
+// round(C / unit time) units per batch. In sleep mode the stages do no work at all (the Pacer's
+// sleep is the whole stage): even a short CPU burst before a sleep delays the wake-up on a busy
+// machine (the scheduler favours threads that used little CPU), which skews stage boundaries.
 #include "stage_work.hpp"
 
 #include <algorithm>
@@ -51,9 +53,8 @@ StagePlan calibrate(double cost_ms, const std::function<void(std::int64_t)>& run
 StageWork::StageWork(const Options& options, const Dataset& dataset)
     : options_(options), dataset_(dataset),
       batch_items_(static_cast<std::size_t>(options.batch_size)) {
-  const auto items = static_cast<std::int64_t>(batch_items_);
   if (options_.cost == CostMode::sleep) {
-    io_.units = pre_.units = h2d_.units = compute_.units = items;
+    io_.units = pre_.units = h2d_.units = compute_.units = 0;
     return;
   }
   Batch b = make_batch();
@@ -68,12 +69,14 @@ StageWork::StageWork(const Options& options, const Dataset& dataset)
 
 Batch StageWork::make_batch() const {
   Batch b;
+  if (options_.cost == CostMode::sleep) return b;  // no work, no data
   b.raw.resize(batch_items_ * kItemBytes);
   b.features.resize(batch_items_ * kItemFloats);
   return b;
 }
 
 std::vector<float> StageWork::make_device_buffer() const {
+  if (options_.cost == CostMode::sleep) return {};
   return std::vector<float>(batch_items_ * kItemFloats, 0.0f);
 }
 

@@ -1,7 +1,7 @@
 // The real operations behind each stage (read item files, transform bytes to features, copy a
 // batch into the "device" buffer, arithmetic on it) and their calibration for --cost work.
-// With --cost sleep each stage does one pass (the Pacer then sleeps to its deadline); with
-// --cost work each stage repeats its unit of work the calibrated number of times.
+// With --cost sleep the stages do no work (the Pacer's sleep is the stage); with --cost work
+// each stage repeats its unit of work the calibrated number of times.
 #pragma once
 
 #include <cstdint>
