@@ -124,6 +124,13 @@ inline Range step_range() noexcept { return Range(detail::Name::step); }
 // queue (consumer) or a blocked put into a full one (producer).
 inline Range wait_range() noexcept { return Range(detail::Name::wait); }
 
+// Non-RAII forms, for code that opens and closes a range in different functions (observer
+// callbacks). Push and pop on the same thread, balanced; prefer Range where a scope fits.
+inline void push_stage(Stage s) noexcept { detail::push(static_cast<detail::Name>(s)); }
+inline void push_step() noexcept { detail::push(detail::Name::step); }
+inline void push_wait() noexcept { detail::push(detail::Name::wait); }
+inline void pop_range() noexcept { nvtxDomainRangePop(domain()); }
+
 // Item `item` is ready for its consumer: emit just before making it visible (e.g. under the
 // queue lock, before the push).
 inline void produce(std::int64_t item) noexcept { detail::mark(detail::Name::produce, item); }
