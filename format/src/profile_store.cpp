@@ -14,7 +14,9 @@
 #include <cstdio>
 #include <cstring>
 #include <set>
+#include <exception>
 #include <string_view>
+#include <thread>
 
 #include "profile_schema.hpp"
 #include "sqlite_db.hpp"
@@ -67,117 +69,97 @@ void write_meta(const Db& db, const Profile& profile) {
   }
 }
 
+// Inserts a whole vector with `INSERT INTO table VALUES (...),(...),...`: kBatch rows per
+// statement execution (one VDBE run per batch instead of per row), the tail row by row.
+// bind(st, base, rec, id) binds one record's `ncols` columns at parameters base+1..base+ncols.
+template <class Rec, class Bind>
+void insert_all(const Db& db, const char* table, int ncols, const std::vector<Rec>& v, Bind bind) {
+  constexpr std::size_t kBatch = 32;
+  auto sql = [&](std::size_t rows) {
+    std::string s = std::string("INSERT INTO ") + table + " VALUES ";
+    for (std::size_t i = 0; i < rows; ++i) {
+      s += i ? ",(" : "(";
+      for (int c = 0; c < ncols; ++c) s += c ? ",?" : "?";
+      s += ")";
+    }
+    return s;
+  };
+  std::size_t i = 0;
+  if (v.size() >= kBatch) {
+    Stmt st(db, sql(kBatch).c_str());
+    for (; i + kBatch <= v.size(); i += kBatch) {
+      for (std::size_t k = 0; k < kBatch; ++k)
+        bind(st, static_cast<int>(k) * ncols, v[i + k], static_cast<std::int64_t>(i + k));
+      st.run();
+    }
+  }
+  if (i < v.size()) {
+    Stmt st(db, sql(1).c_str());
+    for (; i < v.size(); ++i) {
+      bind(st, 0, v[i], static_cast<std::int64_t>(i));
+      st.run();
+    }
+  }
+}
+
 void write_records(const Db& db, const RecordSet& r) {
-  {
-    Stmt st(db, "INSERT INTO strings(id, value) VALUES(?1, ?2)");
-    for (std::size_t i = 0; i < r.strings.size(); ++i) {
-      st.bind(1, static_cast<std::int64_t>(i));
-      st.bind_text(2, r.strings[i].c_str(), static_cast<int>(r.strings[i].size()));
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO processes VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-    std::int64_t id = 0;
-    for (const ProcessRec& p : r.processes) {
-      st.bind(1, id++); st.bind(2, std::int64_t{p.pid}); st.bind(3, std::int64_t{p.ppid});
-      st.bind(4, std::int64_t{p.command}); st.bind(5, p.start_ns); st.bind(6, p.end_ns);
-      st.bind(7, std::int64_t{p.rank});
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO threads VALUES(?1, ?2, ?3, ?4)");
-    std::int64_t id = 0;
-    for (const ThreadRec& t : r.threads) {
-      st.bind(1, id++); st.bind(2, std::int64_t{t.pid}); st.bind(3, s64(t.tid)); st.bind(4, std::int64_t{t.name});
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO categories VALUES(?1, ?2, ?3, ?4, ?5)");
-    std::int64_t id = 0;
-    for (const CategoryRec& c : r.categories) {
-      st.bind(1, id++); st.bind(2, std::int64_t{c.pid}); st.bind(3, std::int64_t{c.domain});
-      st.bind(4, std::int64_t{c.category}); st.bind(5, std::int64_t{c.name});
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO ranges VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
-    std::int64_t id = 0;
-    for (const RangeRec& x : r.ranges) {
-      st.bind(1, id++); st.bind(2, std::int64_t{x.pid}); st.bind(3, s64(x.tid)); st.bind(4, s64(x.end_tid));
-      st.bind(5, std::int64_t{x.domain}); st.bind(6, std::int64_t{x.name}); st.bind(7, std::int64_t{x.category});
-      st.bind_text(8, enum_name(x.kind)); st.bind(9, std::int64_t{x.depth});
-      if (x.parent >= 0) st.bind(10, x.parent);
-      else st.bind_null(10);
-      st.bind(11, x.start_ns); st.bind(12, x.end_ns); st.bind(13, std::int64_t{x.unclosed ? 1 : 0});
-      bind_payload(st, 14, x.payload);
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO marks VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-    std::int64_t id = 0;
-    for (const MarkRec& m : r.marks) {
-      st.bind(1, id++); st.bind(2, std::int64_t{m.pid}); st.bind(3, s64(m.tid)); st.bind(4, std::int64_t{m.domain});
-      st.bind(5, std::int64_t{m.name}); st.bind(6, std::int64_t{m.category}); st.bind(7, m.ts_ns);
-      bind_payload(st, 8, m.payload);
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO api_calls VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-    std::int64_t id = 0;
-    for (const ApiCallRec& a : r.api_calls) {
-      st.bind(1, id++); st.bind(2, std::int64_t{a.pid}); st.bind(3, s64(a.tid)); st.bind_text(4, enum_name(a.api));
-      st.bind(5, std::int64_t{a.cbid}); st.bind(6, std::int64_t{a.name}); st.bind(7, a.start_ns); st.bind(8, a.end_ns);
-      st.bind(9, std::int64_t{a.correlation_id});
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO gpu_ops VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
-    std::int64_t id = 0;
-    for (const GpuOpRec& g : r.gpu_ops) {
-      st.bind(1, id++); st.bind(2, std::int64_t{g.pid}); st.bind(3, std::int64_t{g.device});
-      st.bind(4, std::int64_t{g.context}); st.bind(5, std::int64_t{g.stream}); st.bind_text(6, enum_name(g.kind));
-      st.bind(7, std::int64_t{g.name}); st.bind(8, g.start_ns); st.bind(9, g.end_ns);
-      st.bind(10, std::int64_t{g.correlation_id}); st.bind(11, s64(g.bytes)); st.bind_text(12, enum_name(g.copy_kind));
-      st.bind_text(13, enum_name(g.src_kind)); st.bind_text(14, enum_name(g.dst_kind)); st.bind(15, std::int64_t{g.graph_id});
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO syncs VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-    std::int64_t id = 0;
-    for (const SyncRec& s : r.syncs) {
-      st.bind(1, id++); st.bind(2, std::int64_t{s.pid}); st.bind(3, std::int64_t{s.context});
-      st.bind(4, std::int64_t{s.stream}); st.bind(5, std::int64_t{s.event}); st.bind_text(6, enum_name(s.kind));
-      st.bind(7, s.start_ns); st.bind(8, s.end_ns); st.bind(9, std::int64_t{s.correlation_id});
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO devices VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    std::int64_t id = 0;
-    for (const DeviceRec& d : r.devices) {
-      st.bind(1, id++); st.bind(2, std::int64_t{d.pid}); st.bind(3, std::int64_t{d.device}); st.bind(4, std::int64_t{d.name});
-      st.bind(5, s64(d.global_memory)); st.bind(6, std::int64_t{d.cc_major}); st.bind(7, std::int64_t{d.cc_minor});
-      st.bind(8, std::int64_t{d.sm_count});
-      st.run();
-    }
-  }
-  {
-    Stmt st(db, "INSERT INTO diagnostics VALUES(?1, ?2, ?3, ?4, ?5)");
-    std::int64_t id = 0;
-    for (const DiagRec& d : r.diagnostics) {
-      st.bind(1, id++); st.bind(2, std::int64_t{d.pid}); st.bind(3, std::int64_t{d.key}); st.bind(4, s64(d.count));
-      st.bind(5, std::int64_t{d.detail});
-      st.run();
-    }
-  }
+  insert_all(db, "strings", 2, r.strings, [](Stmt& st, int b, const std::string& s, std::int64_t id) {
+    st.bind(b + 1, id);
+    st.bind_text(b + 2, s.c_str(), static_cast<int>(s.size()));
+  });
+  insert_all(db, "processes", 7, r.processes, [](Stmt& st, int b, const ProcessRec& p, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{p.pid}); st.bind(b + 3, std::int64_t{p.ppid});
+    st.bind(b + 4, std::int64_t{p.command}); st.bind(b + 5, p.start_ns); st.bind(b + 6, p.end_ns);
+    st.bind(b + 7, std::int64_t{p.rank});
+  });
+  insert_all(db, "threads", 4, r.threads, [](Stmt& st, int b, const ThreadRec& t, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{t.pid}); st.bind(b + 3, s64(t.tid)); st.bind(b + 4, std::int64_t{t.name});
+  });
+  insert_all(db, "categories", 5, r.categories, [](Stmt& st, int b, const CategoryRec& c, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{c.pid}); st.bind(b + 3, std::int64_t{c.domain});
+    st.bind(b + 4, std::int64_t{c.category}); st.bind(b + 5, std::int64_t{c.name});
+  });
+  insert_all(db, "ranges", 16, r.ranges, [](Stmt& st, int b, const RangeRec& x, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{x.pid}); st.bind(b + 3, s64(x.tid)); st.bind(b + 4, s64(x.end_tid));
+    st.bind(b + 5, std::int64_t{x.domain}); st.bind(b + 6, std::int64_t{x.name}); st.bind(b + 7, std::int64_t{x.category});
+    st.bind_text(b + 8, enum_name(x.kind)); st.bind(b + 9, std::int64_t{x.depth});
+    if (x.parent >= 0) st.bind(b + 10, x.parent);
+    else st.bind_null(b + 10);
+    st.bind(b + 11, x.start_ns); st.bind(b + 12, x.end_ns); st.bind(b + 13, std::int64_t{x.unclosed ? 1 : 0});
+    bind_payload(st, b + 14, x.payload);
+  });
+  insert_all(db, "marks", 10, r.marks, [](Stmt& st, int b, const MarkRec& m, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{m.pid}); st.bind(b + 3, s64(m.tid)); st.bind(b + 4, std::int64_t{m.domain});
+    st.bind(b + 5, std::int64_t{m.name}); st.bind(b + 6, std::int64_t{m.category}); st.bind(b + 7, m.ts_ns);
+    bind_payload(st, b + 8, m.payload);
+  });
+  insert_all(db, "api_calls", 9, r.api_calls, [](Stmt& st, int b, const ApiCallRec& a, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{a.pid}); st.bind(b + 3, s64(a.tid)); st.bind_text(b + 4, enum_name(a.api));
+    st.bind(b + 5, std::int64_t{a.cbid}); st.bind(b + 6, std::int64_t{a.name}); st.bind(b + 7, a.start_ns);
+    st.bind(b + 8, a.end_ns); st.bind(b + 9, std::int64_t{a.correlation_id});
+  });
+  insert_all(db, "gpu_ops", 15, r.gpu_ops, [](Stmt& st, int b, const GpuOpRec& g, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{g.pid}); st.bind(b + 3, std::int64_t{g.device});
+    st.bind(b + 4, std::int64_t{g.context}); st.bind(b + 5, std::int64_t{g.stream}); st.bind_text(b + 6, enum_name(g.kind));
+    st.bind(b + 7, std::int64_t{g.name}); st.bind(b + 8, g.start_ns); st.bind(b + 9, g.end_ns);
+    st.bind(b + 10, std::int64_t{g.correlation_id}); st.bind(b + 11, s64(g.bytes));
+    st.bind_text(b + 12, enum_name(g.copy_kind)); st.bind_text(b + 13, enum_name(g.src_kind));
+    st.bind_text(b + 14, enum_name(g.dst_kind)); st.bind(b + 15, std::int64_t{g.graph_id});
+  });
+  insert_all(db, "syncs", 9, r.syncs, [](Stmt& st, int b, const SyncRec& s, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{s.pid}); st.bind(b + 3, std::int64_t{s.context});
+    st.bind(b + 4, std::int64_t{s.stream}); st.bind(b + 5, std::int64_t{s.event}); st.bind_text(b + 6, enum_name(s.kind));
+    st.bind(b + 7, s.start_ns); st.bind(b + 8, s.end_ns); st.bind(b + 9, std::int64_t{s.correlation_id});
+  });
+  insert_all(db, "devices", 8, r.devices, [](Stmt& st, int b, const DeviceRec& d, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{d.pid}); st.bind(b + 3, std::int64_t{d.device});
+    st.bind(b + 4, std::int64_t{d.name}); st.bind(b + 5, s64(d.global_memory)); st.bind(b + 6, std::int64_t{d.cc_major});
+    st.bind(b + 7, std::int64_t{d.cc_minor}); st.bind(b + 8, std::int64_t{d.sm_count});
+  });
+  insert_all(db, "diagnostics", 5, r.diagnostics, [](Stmt& st, int b, const DiagRec& d, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{d.pid}); st.bind(b + 3, std::int64_t{d.key});
+    st.bind(b + 4, s64(d.count)); st.bind(b + 5, std::int64_t{d.detail});
+  });
 }
 
 // Moves the finished temporary file into place. Without `overwrite`, link() makes the refusal
@@ -196,6 +178,12 @@ void publish(const std::string& tmp, const std::string& path, bool overwrite) {
 }
 
 // ---- loading ----------------------------------------------------------------------------
+
+std::int64_t scalar(const Db& db, const char* sql) {
+  Stmt st(db, sql);
+  return st.next() ? st.i64(0) : 0;
+}
+
 
 struct Loader {
   const std::string& path;
@@ -220,83 +208,117 @@ struct Loader {
     return p;
   }
 
-  // Runs `SELECT id, <cols> FROM table ORDER BY id`; calls row(st) for each row with the
-  // record's columns starting at index 1; checks ids are 0..n-1 without gaps.
-  template <class Row> void each(const char* table, const char* cols, Row&& row) const {
-    const std::string sql = std::string("SELECT id, ") + cols + " FROM " + table + " ORDER BY id";
-    Stmt st(db, sql.c_str());
-    std::int64_t expect = 0;
-    while (st.next()) {
-      if (st.i64(0) != expect) corrupt(std::string("table ") + table + " has a gap at id " + std::to_string(expect));
-      ++expect;
-      row(st);
-    }
-  }
-
-  // Row count the writer recorded for `table` (a reservation hint only; 0 when absent).
+  // Row count the writer recorded for `table` (0 when absent).
   static std::size_t hint(const Profile& p, const char* table) {
     const auto it = p.meta.find(std::string("count.") + table);
     if (it == p.meta.end()) return 0;
     std::size_t n = 0;
     std::from_chars(it->second.data(), it->second.data() + it->second.size(), n);
-    return std::min<std::size_t>(n, std::size_t{1} << 28);
+    return std::min<std::size_t>(n, std::size_t{1} << 30);
+  }
+
+  // Threads to read a table of n rows with: big tables are read in id slices, each on its own
+  // read-only connection (SQLite's per-row decoding is the cost, and it parallelises).
+  static unsigned parallelism(std::size_t n) {
+    if (n < 1'000'000 || sqlite3_threadsafe() == 0) return 1;
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    return static_cast<unsigned>(std::min<std::size_t>({hw, 8, n / 500'000}));
+  }
+
+  // Reads `SELECT id, <cols> FROM table` in id order into v (make(st) builds one record from
+  // columns 1...), checking that ids are exactly 0..n-1.
+  template <class Rec, class Make>
+  void fill(const Profile& p, const char* table, const char* cols, std::vector<Rec>& v, Make make) const {
+    const std::size_t n = hint(p, table);
+    const std::string select = std::string("SELECT id, ") + cols + " FROM " + table;
+    const unsigned threads = parallelism(n);
+    if (threads <= 1) {
+      v.reserve(n);
+      Stmt st(db, (select + " ORDER BY id").c_str());
+      std::int64_t expect = 0;
+      while (st.next()) {
+        if (st.i64(0) != expect) corrupt(std::string("table ") + table + " has a gap at id " + std::to_string(expect));
+        ++expect;
+        v.push_back(make(st));
+      }
+      return;  // check_counts compares the size with the count the writer recorded
+    }
+    v.resize(n);
+    std::vector<std::exception_ptr> errors(threads);
+    auto slice = [&](unsigned k) {
+      try {
+        const std::size_t lo = n * k / threads, hi = n * (k + 1) / threads;
+        Db conn(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+        Stmt st(conn, (select + " WHERE id >= ?1 AND id < ?2 ORDER BY id").c_str());
+        st.bind(1, static_cast<std::int64_t>(lo));
+        st.bind(2, static_cast<std::int64_t>(hi));
+        std::size_t expect = lo;
+        while (st.next()) {
+          if (st.i64(0) != static_cast<std::int64_t>(expect))
+            corrupt(std::string("table ") + table + " has a gap at id " + std::to_string(expect));
+          v[expect++] = make(st);
+        }
+        if (expect != hi) corrupt(std::string("table ") + table + " has a gap at id " + std::to_string(expect));
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned k = 1; k < threads; ++k) pool.emplace_back(slice, k);
+    slice(0);
+    for (std::thread& t : pool) t.join();
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+    const std::int64_t last = scalar(db, (std::string("SELECT max(id) FROM ") + table).c_str());
+    if (last != static_cast<std::int64_t>(n) - 1)
+      corrupt(std::string("table ") + table + " has rows beyond the " + std::to_string(n) + " that were written");
   }
 
   void load(Profile& out) const {
     RecordSet& r = out.records;
     r.strings.clear();
-    r.strings.reserve(hint(out, "strings"));
-    r.processes.reserve(hint(out, "processes"));
-    r.threads.reserve(hint(out, "threads"));
-    r.categories.reserve(hint(out, "categories"));
-    r.ranges.reserve(hint(out, "ranges"));
-    r.marks.reserve(hint(out, "marks"));
-    r.api_calls.reserve(hint(out, "api_calls"));
-    r.gpu_ops.reserve(hint(out, "gpu_ops"));
-    r.syncs.reserve(hint(out, "syncs"));
-    r.devices.reserve(hint(out, "devices"));
-    r.diagnostics.reserve(hint(out, "diagnostics"));
-    each("strings", "value", [&](const Stmt& st) { r.strings.push_back(st.str(1)); });
+    fill(out, "strings", "value", r.strings, [](const Stmt& st) { return st.str(1); });
     if (r.strings.empty() || !r.strings[0].empty()) corrupt("string 0 must be the empty string");
     auto u32 = [](const Stmt& st, int c) { return static_cast<std::uint32_t>(st.i64(c)); };
     auto u64 = [](const Stmt& st, int c) { return static_cast<std::uint64_t>(st.i64(c)); };
-    each("processes", "pid, ppid, command_id, start_ns, end_ns, rank", [&](const Stmt& st) {
-      r.processes.push_back({u32(st, 1), u32(st, 2), u32(st, 3), st.i64(4), st.i64(5), u32(st, 6)});
+    fill(out, "processes", "pid, ppid, command_id, start_ns, end_ns, rank", r.processes, [&](const Stmt& st) {
+      return ProcessRec{u32(st, 1), u32(st, 2), u32(st, 3), st.i64(4), st.i64(5), u32(st, 6)};
     });
-    each("threads", "pid, tid, name_id", [&](const Stmt& st) {
-      r.threads.push_back({u32(st, 1), u64(st, 2), u32(st, 3)});
+    fill(out, "threads", "pid, tid, name_id", r.threads, [&](const Stmt& st) {
+      return ThreadRec{u32(st, 1), u64(st, 2), u32(st, 3)};
     });
-    each("categories", "pid, domain_id, category, name_id", [&](const Stmt& st) {
-      r.categories.push_back({u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4)});
+    fill(out, "categories", "pid, domain_id, category, name_id", r.categories, [&](const Stmt& st) {
+      return CategoryRec{u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4)};
     });
-    each("ranges",
+    fill(out, "ranges",
          "pid, tid, end_tid, domain_id, name_id, category, kind, depth, parent, start_ns, end_ns, unclosed, "
          "payload_kind, payload_int, payload_double",
-         [&](const Stmt& st) {
+         r.ranges, [&](const Stmt& st) {
            RangeRec x;
            x.pid = u32(st, 1); x.tid = u64(st, 2); x.end_tid = u64(st, 3); x.domain = u32(st, 4);
            x.name = u32(st, 5); x.category = u32(st, 6); x.kind = enum_col<RangeKind>(st, 7, "ranges.kind");
            x.depth = static_cast<std::int32_t>(st.i64(8)); x.parent = st.is_null(9) ? -1 : st.i64(9);
            x.start_ns = st.i64(10); x.end_ns = st.i64(11); x.unclosed = st.i64(12) != 0;
            x.payload = payload(st, 13, "ranges.payload_kind");
-           r.ranges.push_back(x);
+           return x;
          });
     const auto n_ranges = static_cast<std::int64_t>(r.ranges.size());
     for (const RangeRec& x : r.ranges)
       if (x.parent >= n_ranges) corrupt("a range's parent " + std::to_string(x.parent) + " does not exist");
-    each("marks", "pid, tid, domain_id, name_id, category, ts_ns, payload_kind, payload_int, payload_double",
-         [&](const Stmt& st) {
-           r.marks.push_back({u32(st, 1), u64(st, 2), u32(st, 3), u32(st, 4), u32(st, 5), st.i64(6),
-                              payload(st, 7, "marks.payload_kind")});
+    fill(out, "marks", "pid, tid, domain_id, name_id, category, ts_ns, payload_kind, payload_int, payload_double",
+         r.marks, [&](const Stmt& st) {
+           return MarkRec{u32(st, 1), u64(st, 2), u32(st, 3), u32(st, 4), u32(st, 5), st.i64(6),
+                          payload(st, 7, "marks.payload_kind")};
          });
-    each("api_calls", "pid, tid, api, cbid, name_id, start_ns, end_ns, correlation_id", [&](const Stmt& st) {
-      r.api_calls.push_back({u32(st, 1), u64(st, 2), enum_col<ApiKind>(st, 3, "api_calls.api"), u32(st, 4),
-                             u32(st, 5), st.i64(6), st.i64(7), u32(st, 8)});
-    });
-    each("gpu_ops",
+    fill(out, "api_calls", "pid, tid, api, cbid, name_id, start_ns, end_ns, correlation_id", r.api_calls,
+         [&](const Stmt& st) {
+           return ApiCallRec{u32(st, 1), u64(st, 2), enum_col<ApiKind>(st, 3, "api_calls.api"), u32(st, 4),
+                             u32(st, 5), st.i64(6), st.i64(7), u32(st, 8)};
+         });
+    fill(out, "gpu_ops",
          "pid, device, context, stream, kind, name_id, start_ns, end_ns, correlation_id, bytes, copy_kind, "
          "src_kind, dst_kind, graph_id",
-         [&](const Stmt& st) {
+         r.gpu_ops, [&](const Stmt& st) {
            GpuOpRec g;
            g.pid = u32(st, 1); g.device = u32(st, 2); g.context = u32(st, 3); g.stream = u32(st, 4);
            g.kind = enum_col<GpuOpKind>(st, 5, "gpu_ops.kind"); g.name = u32(st, 6); g.start_ns = st.i64(7);
@@ -304,17 +326,19 @@ struct Loader {
            g.copy_kind = enum_col<CopyKind>(st, 11, "gpu_ops.copy_kind");
            g.src_kind = enum_col<MemKind>(st, 12, "gpu_ops.src_kind");
            g.dst_kind = enum_col<MemKind>(st, 13, "gpu_ops.dst_kind"); g.graph_id = u32(st, 14);
-           r.gpu_ops.push_back(g);
+           return g;
          });
-    each("syncs", "pid, context, stream, event, kind, start_ns, end_ns, correlation_id", [&](const Stmt& st) {
-      r.syncs.push_back({u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4), enum_col<SyncKind>(st, 5, "syncs.kind"),
-                         st.i64(6), st.i64(7), u32(st, 8)});
-    });
-    each("devices", "pid, device, name_id, global_memory, cc_major, cc_minor, sm_count", [&](const Stmt& st) {
-      r.devices.push_back({u32(st, 1), u32(st, 2), u32(st, 3), u64(st, 4), u32(st, 5), u32(st, 6), u32(st, 7)});
-    });
-    each("diagnostics", "pid, key_id, count, detail_id", [&](const Stmt& st) {
-      r.diagnostics.push_back({u32(st, 1), u32(st, 2), u64(st, 3), u32(st, 4)});
+    fill(out, "syncs", "pid, context, stream, event, kind, start_ns, end_ns, correlation_id", r.syncs,
+         [&](const Stmt& st) {
+           return SyncRec{u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4), enum_col<SyncKind>(st, 5, "syncs.kind"),
+                          st.i64(6), st.i64(7), u32(st, 8)};
+         });
+    fill(out, "devices", "pid, device, name_id, global_memory, cc_major, cc_minor, sm_count", r.devices,
+         [&](const Stmt& st) {
+           return DeviceRec{u32(st, 1), u32(st, 2), u32(st, 3), u64(st, 4), u32(st, 5), u32(st, 6), u32(st, 7)};
+         });
+    fill(out, "diagnostics", "pid, key_id, count, detail_id", r.diagnostics, [&](const Stmt& st) {
+      return DiagRec{u32(st, 1), u32(st, 2), u64(st, 3), u32(st, 4)};
     });
   }
 
@@ -355,10 +379,6 @@ std::int64_t check_readable(const std::string& path) {
   return static_cast<std::int64_t>(sb.st_size);
 }
 
-std::int64_t scalar(const Db& db, const char* sql) {
-  Stmt st(db, sql);
-  return st.next() ? st.i64(0) : 0;
-}
 
 void check_version(const std::string& path, const std::map<std::string, std::string>& meta) {
   const auto it = meta.find("format_version");

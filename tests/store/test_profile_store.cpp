@@ -326,3 +326,39 @@ TEST_CASE("a ten-million-row profile saves and loads in seconds" * doctest::skip
           std::chrono::duration<double>(t2 - t1).count(), " s");
   CHECK(b.records.ranges.size() == p.records.ranges.size());
 }
+
+TEST_CASE("big tables load in parallel slices with the same checks") {
+  TempDir t;
+  const std::string path = t.file("big.amdahl");
+  Profile p;
+  p.records.strings = {"", "amdahl", "step"};
+  p.records.ranges.resize(1'500'000);
+  for (std::size_t i = 0; i < p.records.ranges.size(); ++i) {
+    RangeRec& r = p.records.ranges[i];
+    r.pid = 1; r.tid = 2 + i % 3; r.name = 2; r.domain = 1; r.depth = i % 2 ? 1 : 0;
+    r.parent = i % 2 ? static_cast<std::int64_t>(i) - 1 : -1;
+    r.start_ns = static_cast<std::int64_t>(i) * 10;
+    r.end_ns = r.start_ns + 5;
+    r.payload = {PayloadKind::Int64, static_cast<std::int64_t>(i), 0.0};
+  }
+  save_profile(p, path, false);
+  const Profile b = load_profile(path);
+  REQUIRE(b.records.ranges.size() == p.records.ranges.size());
+  bool same = true;
+  for (std::size_t i = 0; i < p.records.ranges.size() && same; ++i) {
+    const RangeRec& x = p.records.ranges[i];
+    const RangeRec& y = b.records.ranges[i];
+    same = x.start_ns == y.start_ns && x.parent == y.parent && x.tid == y.tid && y.payload.i == x.payload.i;
+  }
+  CHECK(same);
+  sql(path, "DELETE FROM ranges WHERE id = 1234567");
+  CHECK(load_error(path) == path + " is corrupt: table ranges has a gap at id 1234567");
+  sql(path, "INSERT INTO ranges SELECT 1234567, pid, tid, end_tid, domain_id, name_id, category, kind, depth, NULL, "
+            "start_ns, end_ns, unclosed, payload_kind, payload_int, payload_double FROM ranges WHERE id = 0");
+  CHECK_NOTHROW(load_profile(path));
+  sql(path, "DELETE FROM ranges WHERE id = 1499999");
+  CHECK(load_error(path) == path + " is corrupt: table ranges has a gap at id 1499999");
+  sql(path, "INSERT INTO ranges SELECT 1499999 + 2, pid, tid, end_tid, domain_id, name_id, category, kind, depth, "
+            "NULL, start_ns, end_ns, unclosed, payload_kind, payload_int, payload_double FROM ranges WHERE id = 0");
+  CHECK(load_error(path).find("is corrupt: table ranges has a gap at id 1499999") != std::string::npos);
+}
