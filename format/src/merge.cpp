@@ -87,7 +87,8 @@ RecordSet merge_parts(const std::vector<RecordSet>& parts) {
     if (!p.strings.empty() && !p.strings[0].empty()) m.str[0] = kNoString;  // id 0 means "" everywhere
 
     const std::uint32_t pid = part_pid(p);
-    const std::uint32_t uses = ++pid_uses[pid];
+    const bool has_pid = !p.processes.empty() || pid != 0;  // an empty part claims no pid
+    const std::uint32_t uses = has_pid ? ++pid_uses[pid] : 0;
     if (uses > 1) {
       m.rewrite_pid = true;
       m.from_pid = pid;

@@ -159,3 +159,10 @@ TEST_CASE("merging nothing gives an empty record set") {
   CHECK(m.strings.size() == 1);
   CHECK(m.ranges.empty());
 }
+
+TEST_CASE("empty parts merge without inventing duplicate pids") {
+  const RecordSet m = merge_parts({RecordSet{}, RecordSet{}, part_b(500, 0)});
+  CHECK(m.diagnostics.empty());
+  REQUIRE(m.processes.size() == 1);
+  CHECK(m.processes[0].pid == 500);
+}
