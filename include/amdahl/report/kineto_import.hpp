@@ -1,0 +1,43 @@
+// Import of a PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzipped, into an amdahl
+// profile: user annotations (record_function, ProfilerStep#N, DataLoader and optimizer ranges)
+// become ranges in the default domain, cuda_runtime / cuda_driver events become API calls,
+// kernel / gpu_memcpy / gpu_memset events become GPU operations (correlation, device, stream,
+// bytes), timestamps in float microseconds become int64 nanoseconds. The profile carries
+// import-specific stage rules in meta 'stage_rules' (kineto_stage_rules()).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "amdahl/format/profile_store.hpp"
+
+namespace amdahl::report {
+
+struct KinetoImportOptions {
+  bool keep_cpu_ops = false;  // also keep every cpu_op (aten::...) as a range: much more volume
+};
+
+struct KinetoImportStats {
+  std::size_t events = 0;          // trace events read
+  std::size_t ranges = 0, api_calls = 0, gpu_ops = 0, threads = 0;
+  std::size_t skipped_cpu_ops = 0;  // cpu_op / python_function events not kept
+  std::size_t skipped_other = 0;    // flows, GPU-side annotations, unknown categories
+  std::size_t gpu_ops_without_call = 0;  // no cuda_runtime/driver event with their correlation
+};
+
+// The rules written to meta 'stage_rules' (syntax: docs/analysis.md).
+const std::string& kineto_stage_rules();
+
+// Reads a file, gunzipping it when it is gzip-compressed. Throws analysis::InputError.
+std::string read_maybe_gzip(const std::string& path);
+
+// Throws analysis::InputError on text that is not a Kineto / Chrome trace, or holds no event
+// amdahl can use. `source` names the input in messages and in meta 'command'.
+format::Profile import_kineto_json(std::string_view text, const std::string& source,
+                                   const KinetoImportOptions& options = {}, KinetoImportStats* stats = nullptr);
+
+format::Profile import_kineto_file(const std::string& path, const KinetoImportOptions& options = {},
+                                   KinetoImportStats* stats = nullptr);
+
+}  // namespace amdahl::report

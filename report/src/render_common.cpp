@@ -1,0 +1,33 @@
+// Helpers shared by the renderers (see render_common.hpp).
+#include "render_common.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "amdahl/analysis/amdahl_law.hpp"
+
+namespace amdahl::report::detail {
+
+std::vector<std::pair<double, double>> classic_curve(double fraction, double max_factor, int n) {
+  std::vector<std::pair<double, double>> pts;
+  const double p = std::clamp(fraction, 0.0, 1.0);
+  for (int i = 0; i < n; ++i) {
+    const double f = std::pow(max_factor, static_cast<double>(i) / (n - 1));
+    pts.emplace_back(f, analysis::amdahl_speedup(p, f));
+  }
+  return pts;
+}
+
+std::string window_line(const analysis::Report& r) {
+  std::string s;
+  if (r.steps > 0) {
+    s = std::to_string(r.steps) + " analysed step" + (r.steps == 1 ? "" : "s") + " of " +
+        std::to_string(r.total_steps) + " (" + std::to_string(r.warmup) + " warm-up excluded), window " +
+        ms(static_cast<double>(r.wall_ns)) + " ms, mean step " + ms(r.step_ns.mean) + " ms";
+  } else {
+    s = "no steps: the window is the whole run, " + ms(static_cast<double>(r.wall_ns)) + " ms";
+  }
+  return s;
+}
+
+}  // namespace amdahl::report::detail
