@@ -1,4 +1,4 @@
-// `amdahl profile [-o FILE] [--force] [--stages FILE] -- COMMAND ARGS...`: runs the command with
+// `amdahl profile [-o FILE] [--force] [--stages FILE] [--torch] -- COMMAND ARGS...`: runs the command with
 // the collector injected (launcher.cpp), reads and merges the per-process parts it left in a
 // private temporary directory, fills the profile's meta, saves the .amdahl file and prints a
 // short summary. Exit code: the command's own (128+N when it died of signal N).
@@ -39,6 +39,7 @@ struct ProfileOptions {
   std::string output;
   bool force = false;
   std::string stages;
+  bool torch = false;  // --torch: annotate a PyTorch script through amdahl_torch (docs/torch.md)
   std::vector<std::string> command;
 };
 
@@ -124,6 +125,28 @@ fs::path library_dir() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
   return (exe.parent_path() / ".." / "lib").lexically_normal();
+}
+
+// --torch (owned by the torch annotations, docs/torch.md): the directory holding amdahl_torch
+// and its sitecustomize.py, <bindir>/../share/amdahl/python (the build tree and an install
+// alike). Empty when it is not there.
+fs::path torch_python_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const fs::path dir = (exe.parent_path() / ".." / "share" / "amdahl" / "python").lexically_normal();
+  return fs::exists(dir / "sitecustomize.py", ec) ? dir : fs::path{};
+}
+
+// --torch: prepends the amdahl_torch directory to the child's PYTHONPATH (its sitecustomize
+// patches torch when the script imports it). Returns false when the package is missing.
+bool add_torch_env(std::map<std::string, std::string>& env_set) {
+  const fs::path dir = torch_python_dir();
+  if (dir.empty()) return false;
+  const char* old = std::getenv("PYTHONPATH");
+  env_set["PYTHONPATH"] = dir.string() + (old && *old ? ":" + std::string(old) : std::string());
+  env_set["AMDAHL_TORCH"] = "1";
+  return true;
 }
 
 StrId intern(RecordSet& rs, const std::string& s) {
@@ -236,6 +259,10 @@ int run_profile(const ProfileOptions& opt) {
   std::map<std::string, std::string> env_set{{"AMDAHL_PART_DIR", parts_dir.path()}};
   if (have_collector) env_set["NVTX_INJECTION64_PATH"] = collector.string();
   if (fs::exists(cupti, ec)) env_set["CUDA_INJECTION64_PATH"] = cupti.string();
+  const bool torch_ok = opt.torch && add_torch_env(env_set);
+  if (opt.torch && !torch_ok)
+    std::fprintf(stderr, "amdahl: warning: --torch: the amdahl_torch package (share/amdahl/python next to the "
+                         "amdahl binary) is missing; the script runs unannotated\n");
   // Keep NVLink multicast off (these machines must not use it) unless the user decided.
   const std::map<std::string, std::string> env_default{
       {"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}, {"NVSHMEM_DISABLE_NVLS", "1"}};
@@ -265,6 +292,8 @@ int run_profile(const ProfileOptions& opt) {
                          (run.signal ? "; it died of signal " + std::to_string(run.signal) + " before writing one"
                                      : "; the collector was not loaded (no NVTX use, or a static binary?)")});
   }
+  if (opt.torch && !torch_ok)
+    diags.push_back({0, "launcher.no_torch_package", 1, "--torch: share/amdahl/python/sitecustomize.py not found"});
   for (const Diag& d : diags) rs.diagnostics.push_back({d.pid, intern(rs, d.key), d.count, intern(rs, d.detail)});
 
   auto& meta = profile.meta;
@@ -281,6 +310,7 @@ int run_profile(const ProfileOptions& opt) {
   meta["parts"] = std::to_string(parts.size());
   meta["cwd"] = fs::current_path(ec).string();
   if (have_collector) meta["collector"] = collector.string();
+  if (opt.torch) meta["torch"] = torch_ok ? env_set["PYTHONPATH"] : "missing";
   if (stage_rules) {
     meta["stage_rules"] = *stage_rules;
     meta["stage_rules_file"] = opt.stages;
@@ -301,6 +331,9 @@ void register_profile_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--force", opt->force, "Overwrite the output file if it exists");
   sub->add_option("--stages", opt->stages, "Stage rules file (pattern -> stage), kept in the profile")
       ->check(CLI::ExistingFile);
+  sub->add_flag("--torch", opt->torch,
+                "Annotate a PyTorch script unchanged: DataLoader waits/workers, copies, forward/backward/"
+                "optimizer, one step per optimizer step (docs/torch.md)");
   sub->add_option("command", opt->command, "The command to run and its arguments (after --)");
   // From COMMAND on, every argument belongs to the command, options and "--" included (with or
   // without the separating "--").

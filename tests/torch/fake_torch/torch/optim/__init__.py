@@ -1,0 +1,1 @@
+from .optimizer import SGD, Optimizer  # noqa: F401

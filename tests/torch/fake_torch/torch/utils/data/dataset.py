@@ -1,0 +1,3 @@
+class Dataset:
+    def __getitem__(self, index):
+        raise NotImplementedError

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# End-to-end test of `amdahl profile --torch` on the stand-in torch (fake_torch/): runs
+# train_fake.py plain and under the profiler, checks that its output is unchanged, then reads the
+# profile (sqlite3) and the report (JSON): stages, produce/consume payloads, step count,
+# outermost-only forward, worker parts (fork and spawn), the uncovered marks. Exits 77 (skip)
+# when amdahl, the collector or the `nvtx` Python package is missing.
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE = os.path.join(HERE, "fake_torch")
+SCRIPT = os.path.join(HERE, "train_fake.py")
+failures = []
+
+
+def skip(msg):
+    print("SKIP: " + msg)
+    sys.exit(77)
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def env_with(pythonpath):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = pythonpath
+    env.pop("AMDAHL_TORCH", None)
+    return env
+
+
+def main():
+    build = os.environ.get("AMDAHL_BUILD_DIR") or os.path.join(HERE, "..", "..", "build")
+    amdahl = os.path.join(build, "bin", "amdahl")
+    collector = os.path.join(build, "lib", "libamdahl_collector.so")
+    if not os.access(amdahl, os.X_OK):
+        skip("%s is not built" % amdahl)
+    if not os.path.exists(collector):
+        skip("%s is not built" % collector)
+    try:
+        import nvtx  # noqa: F401
+    except ImportError:
+        skip("the nvtx Python package is missing (pip install nvtx; scripts/setup.sh does it)")
+    help_text = subprocess.run([amdahl, "profile", "--help"], capture_output=True, text=True).stdout
+    if "--torch" not in help_text:
+        skip("this amdahl has no `profile --torch`")
+
+    work = tempfile.mkdtemp(prefix="amdahl-torch-test-")
+    data = os.path.join(work, "data")
+    base_args = ["--data", data, "--samples", "24", "--batch", "4", "--epochs", "2"]
+    # 6 batches per epoch; the last epoch stops after 3: 9 optimizer steps, and one more batch is
+    # fetched (the partial step).
+    cases = [
+        ("w2_pin_fork", ["--workers", "2", "--pin", "--break-after", "3"], 9, True),
+        ("w2_spawn", ["--workers", "2", "--context", "spawn"], 12, True),
+        ("w0", ["--workers", "0", "--break-after", "3"], 9, False),
+    ]
+    for name, extra, opt_steps, workers in cases:
+        print("== case %s" % name)
+        args = [sys.executable, SCRIPT] + base_args + extra
+        plain = subprocess.run(args, capture_output=True, text=True, env=env_with(FAKE), cwd=work)
+        check(plain.returncode == 0, "%s: plain run exits 0 (%s)" % (name, plain.stderr[-300:]))
+        prof = os.path.join(work, name + ".amdahl")
+        run = subprocess.run([amdahl, "profile", "--torch", "-o", prof, "--force", "--"] + args,
+                             capture_output=True, text=True, env=env_with(FAKE), cwd=work)
+        check(run.returncode == 0, "%s: profiled run exits 0 (%s)" % (name, run.stderr[-500:]))
+        check(run.stdout == plain.stdout, "%s: the script's output is unchanged" % name)
+        check("optimizer steps: %d" % opt_steps in plain.stdout, "%s: %d optimizer steps" % (name, opt_steps))
+        if run.returncode != 0:
+            continue
+        check_profile(name, prof, opt_steps, workers, extra)
+        check_report(amdahl, name, prof, workers)
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        return 1
+    print("all checks passed")
+    return 0
+
+
+def check_profile(name, prof, opt_steps, workers, extra):
+    db = sqlite3.connect(prof)
+    main_pid = int(db.execute("SELECT value FROM meta WHERE key='pid'").fetchone()[0])
+    torch_meta = db.execute("SELECT value FROM meta WHERE key='torch'").fetchone()
+    check(torch_meta is not None and torch_meta[0] != "missing", "%s: meta torch = package dir" % name)
+    ranges = db.execute("SELECT pid, tid, name, start_ns, end_ns, kind, unclosed FROM ranges_named "
+                        "WHERE domain='amdahl'").fetchall()
+    marks = db.execute("SELECT pid, tid, name, ts_ns, payload_kind, payload_int FROM marks_named "
+                       "WHERE domain='amdahl' ORDER BY ts_ns").fetchall()
+    main_tid = main_pid  # the main thread's tid is the pid
+    by_name = Counter(r[2] for r in ranges)
+    for stage in ("step", "cpu_preprocess", "disk_io", "h2d", "gpu_compute"):
+        check(by_name[stage] > 0, "%s: %s ranges present (%d)" % (name, stage, by_name[stage]))
+
+    # Steps: on the main thread, start/end, one per optimizer step plus the marked partial ones.
+    steps = [r for r in ranges if r[2] == "step"]
+    check(all(r[0] == main_pid and r[1] == main_tid and r[5] == "start_end" for r in steps),
+          "%s: every step is a start/end range on the main thread" % name)
+    check(not any(r[6] for r in steps), "%s: no step left unclosed" % name)
+    partial = [m for m in marks if m[2] == "torch.partial_step"]
+    full = [s for s in steps if not any(s[3] <= m[3] <= s[4] for m in partial)]
+    check(len(full) == opt_steps, "%s: %d full steps == %d optimizer steps" % (name, len(full), opt_steps))
+    check(all(steps[i][4] <= steps[i + 1][3] for i in range(len(steps) - 1)), "%s: steps do not overlap" % name)
+
+    # gpu_compute: zero_grad, forward (outermost only: Sequential, not its Linear/Scale),
+    # backward, optimizer step = 4 per step, all on the main thread, none in workers.
+    gc = [r for r in ranges if r[2] == "gpu_compute"]
+    check(len(gc) == 4 * opt_steps, "%s: %d gpu_compute ranges == 4 x %d" % (name, len(gc), opt_steps))
+    check(all(r[0] == main_pid for r in gc), "%s: gpu_compute only in the main process" % name)
+
+    # h2d: the model's .to("cuda") (1 parameter) + x.to + y.cuda per step; with --pin, the
+    # pin-memory thread's pin_memory(batch) too (one per batch, on another thread).
+    h2d_main = [r for r in ranges if r[2] == "h2d" and r[0] == main_pid and r[1] == main_tid]
+    check(len(h2d_main) == 1 + 2 * opt_steps, "%s: %d h2d ranges on the main thread == 1 + 2 x %d"
+          % (name, len(h2d_main), opt_steps))
+    if "--pin" in extra:
+        h2d_pin = [r for r in ranges if r[2] == "h2d" and r[0] == main_pid and r[1] != main_tid]
+        check(len(h2d_pin) >= opt_steps, "%s: pin-memory thread h2d ranges (%d)" % (name, len(h2d_pin)))
+
+    cpu = [r for r in ranges if r[2] == "cpu_preprocess"]
+    disk = [r for r in ranges if r[2] == "disk_io"]
+    produce = [m for m in marks if m[2] == "produce"]
+    consume = [m for m in marks if m[2] == "consume"]
+    if workers:
+        wpids = {r[0] for r in cpu}
+        check(main_pid not in wpids and len(wpids) >= 2, "%s: cpu_preprocess in >= 2 worker processes" % name)
+        check({r[0] for r in disk} <= wpids, "%s: disk_io in the workers" % name)
+        # Each disk_io lies inside a cpu_preprocess of its thread (file reads inside the fetch).
+        inside = all(any(c[0] == d[0] and c[1] == d[1] and c[3] <= d[3] and d[4] <= c[4] for c in cpu) for d in disk)
+        check(inside, "%s: every disk_io is nested in a cpu_preprocess" % name)
+        check(len(disk) == 4 * len(cpu), "%s: one disk_io per sample (%d for %d batches)" % (name, len(disk), len(cpu)))
+        check(all(m[4] == "int64" for m in produce + consume), "%s: produce/consume carry int64 payloads" % name)
+        check(all(m[0] != main_pid for m in produce), "%s: produce marks in the workers" % name)
+        check(all(m[0] == main_pid and m[1] == main_tid for m in consume), "%s: consume marks on the main thread" % name)
+        # Every consume n follows a produce n (latest before it), and in order 0,1,2,... per epoch.
+        linked = True
+        for c in consume:
+            if not any(p[5] == c[5] and p[3] <= c[3] for p in produce):
+                linked = False
+        check(linked, "%s: every consume has an earlier produce with the same payload" % name)
+        payloads = [c[5] for c in consume]
+        check(payloads[:6] == list(range(6)), "%s: first epoch consumes 0..5 in order (%s)" % (name, payloads))
+        check(len(consume) >= opt_steps, "%s: %d consumes for %d steps" % (name, len(consume), opt_steps))
+        waits = [r for r in ranges if r[2] == "wait" and r[0] == main_pid and r[1] == main_tid]
+        check(len(waits) >= len(consume), "%s: a wait range per batch fetch on the main thread" % name)
+    else:
+        check(all(r[0] == main_pid and r[1] == main_tid for r in cpu + disk),
+              "%s: w0: cpu_preprocess and disk_io on the main thread" % name)
+        check(not produce and not consume, "%s: w0: no produce/consume marks" % name)
+        check(not any(r[2] == "wait" for r in ranges), "%s: w0: no wait ranges" % name)
+    uncovered = sorted({m[2] for m in marks if m[2].startswith("torch.uncovered:")})
+    check(uncovered == ["torch.uncovered:grad_scaler_step"],
+          "%s: uncovered marks name what the stand-in lacks (%s)" % (name, uncovered))
+    ann = {m[2] for m in marks if m[2].startswith("torch.annotations:")}
+    check(ann == {"torch.annotations:nvtx"}, "%s: annotations mark says the nvtx backend (%s)" % (name, ann))
+
+
+def check_report(amdahl, name, prof, workers):
+    r = subprocess.run([amdahl, "report", prof, "--format", "json"], capture_output=True, text=True)
+    check(r.returncode == 0, "%s: amdahl report exits 0 (%s)" % (name, r.stderr[-300:]))
+    if r.returncode != 0:
+        return
+    rep = json.loads(r.stdout)
+    names = {s["name"] for s in rep["stages"]}
+    for stage in ("disk_io", "cpu_preprocess", "h2d", "gpu_compute"):
+        check(stage in names, "%s: report has stage %s" % (name, stage))
+    check(rep["steps"] >= 5, "%s: report analyses %d steps" % (name, rep["steps"]))
+    if workers:
+        check(rep["bounds"] is False, "%s: waits linked through produce/consume (bounds false)" % name)
+    exposed = {s["name"]: s["fraction"] for s in rep["stages"]}
+    print("     %s: steps %d/%d, exposed %s" % (name, rep["steps"], rep["total_steps"],
+          ", ".join("%s %.2f" % kv for kv in sorted(exposed.items()))))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
