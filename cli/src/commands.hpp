@@ -18,5 +18,8 @@ class UsageError : public std::runtime_error {
 void register_profile_command(CLI::App& app, int& exit_code);   // profile_command.cpp
 void register_report_command(CLI::App& app, int& exit_code);    // report_command.cpp
 void register_whatif_command(CLI::App& app, int& exit_code);    // whatif_command.cpp
+void register_export_command(CLI::App& app, int& exit_code);    // export_command.cpp
+void register_import_command(CLI::App& app, int& exit_code);    // import_command.cpp
+void register_diff_command(CLI::App& app, int& exit_code);      // diff_command.cpp
 
 }  // namespace amdahl::cli

@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   amdahl::cli::register_profile_command(app, exit_code);
   amdahl::cli::register_report_command(app, exit_code);
   amdahl::cli::register_whatif_command(app, exit_code);
+  amdahl::cli::register_export_command(app, exit_code);
+  amdahl::cli::register_import_command(app, exit_code);
+  amdahl::cli::register_diff_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,7 +1,9 @@
-// `amdahl report run.amdahl [--format text|json] [-o FILE] [--stages FILE] [--warmup N]
+// `amdahl report run.amdahl [--format text|json|html|markdown|csv] [-o FILE] [--stages FILE] [--warmup N]
 // [--step-name NAME]`: the stage breakdown of a profile.
 #include <memory>
 
+#include "amdahl/analysis/whatif.hpp"
+#include "amdahl/report/renderers.hpp"
 #include "commands.hpp"
 #include "report_options.hpp"
 
@@ -10,9 +12,18 @@ namespace amdahl::cli {
 void register_report_command(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("report", "stage breakdown of a profile: exposed/hidden time, Amdahl projections");
-  add_report_options(*cmd, *opt, {"text", "json"});
+  add_report_options(*cmd, *opt, {"text", "json", "html", "markdown", "csv"});
   cmd->callback([opt, &exit_code] {
     const analysis::Report report = load_and_analyze(*opt);
+    if (opt->format == "html" || opt->format == "markdown" || opt->format == "csv") {  // amdahl_render
+      const report::RenderOptions ro{opt->profile};
+      write_output(*opt, opt->format == "csv" ? report::render_csv_steps(report)
+                         : opt->format == "markdown"
+                             ? report::render_markdown(report, std::nullopt, ro)
+                             : report::render_html(report, analysis::compute_whatif(report, {}, std::nullopt), ro));
+      exit_code = 0;
+      return;
+    }
     write_output(*opt, opt->format == "json" ? analysis::report_to_json(report).dump(2) + "\n"
                                              : analysis::report_to_text(report));
     exit_code = 0;

@@ -125,32 +125,65 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
   // Curves.
   h += "<h2>What if a stage were k times faster?</h2>";
   std::vector<CurveSeries> curves;
-  for (const std::size_t i : vis) {
-    const auto& s = r.stages[i];
-    if (s.is_other || s.fraction < 0.005) continue;
-    curves.push_back({s.name + " (" + pct(s.fraction) + ")", colors[i], detail::classic_curve(s.fraction), false,
-                      s.speedup_limit});
+  const bool replay_curves = whatif && !whatif->curves.empty();
+  const auto color_of = [&](const std::string& stage) {
+    for (const std::size_t i : vis)
+      if (r.stages[i].name == stage) return colors[i];
+    return stage_color(stage, vis.size());
+  };
+  if (replay_curves) {
+    for (const auto& c : whatif->curves) {
+      if (c.fraction < 0.005 && c.simulated_limit < 1.005) continue;
+      CurveSeries sim{c.stage + " replay", color_of(c.stage), {}, false, 0};
+      CurveSeries classic{c.stage + " classic (" + pct(c.fraction) + ")", color_of(c.stage), {}, true,
+                          c.amdahl_limit};
+      for (const auto& pt : c.points) {
+        sim.points.emplace_back(pt.factor, pt.simulated);
+        classic.points.emplace_back(pt.factor, pt.naive);
+      }
+      curves.push_back(std::move(sim));
+      curves.push_back(std::move(classic));
+    }
+  } else {
+    for (const std::size_t i : vis) {
+      const auto& s = r.stages[i];
+      if (s.is_other || s.fraction < 0.005) continue;
+      curves.push_back({s.name + " (" + pct(s.fraction) + ")", colors[i], detail::classic_curve(s.fraction), false,
+                        s.speedup_limit});
+    }
   }
   if (curves.empty()) {
     h += "<p class=\"muted\">No stage holds exposed time; nothing to project.</p>";
   } else {
     h += svg_curves(curves);
-    h += "<p class=\"sub\">Classic Amdahl projection S = 1 / ((1 &minus; p) + p / k) from each stage's exposed share "
-         "p; dotted lines are the limits 1 / (1 &minus; p) (the stage taking no time at all).</p>";
+    if (replay_curves)
+      h += "<p class=\"sub\">Solid: the overlap-aware projection (the run's dependency graph replayed with the "
+           "stage scaled). Dashed: classic Amdahl S = 1 / ((1 &minus; p) + p / k) from the stage's exposed share p. "
+           "Dotted lines: the classic limits 1 / (1 &minus; p).</p>";
+    else
+      h += "<p class=\"sub\">Classic Amdahl projection S = 1 / ((1 &minus; p) + p / k) from each stage's exposed "
+           "share p; dotted lines are the limits 1 / (1 &minus; p) (the stage taking no time at all).</p>";
   }
-  h += "<table><tr><th>stage</th><th>share</th><th>2x</th><th>4x</th><th>10x</th><th>limit</th>"
-       "<th>factor for 1.25x overall</th></tr>";
+  h += "<table><tr><th>stage</th><th>share</th><th>2x</th><th>4x</th><th>10x</th><th>limit</th>";
+  if (replay_curves) h += "<th>replay limit</th>";
+  h += "<th>factor for 1.25x overall</th></tr>";
   for (const std::size_t i : vis) {
     const auto& s = r.stages[i];
     if (s.is_other) continue;
     h += "<tr><td>" + swatch(colors[i]) + esc(s.name) + "</td><td>" + pct(s.fraction) + "</td><td>" +
          detail::speedup(s.speedup_2x) + "</td><td>" + detail::speedup(s.speedup_4x) + "</td><td>" +
-         detail::speedup(s.speedup_10x) + "</td><td>" + detail::speedup(s.speedup_limit) + "</td><td>" +
-         num_or_none(analysis::factor_for_target(std::clamp(s.fraction, 0.0, 1.0), 1.25)) + "</td></tr>";
+         detail::speedup(s.speedup_10x) + "</td><td>" + detail::speedup(s.speedup_limit) + "</td>";
+    if (replay_curves) {
+      std::string lim = "&ndash;";
+      for (const auto& c : whatif->curves)
+        if (c.stage == s.name) lim = detail::speedup(c.simulated_limit);
+      h += "<td>" + lim + "</td>";
+    }
+    h += "<td>" + num_or_none(analysis::factor_for_target(std::clamp(s.fraction, 0.0, 1.0), 1.25)) + "</td></tr>";
   }
   h += "</table>\n";
 
-  if (whatif) {
+  if (whatif && (!whatif->requests.empty() || whatif->target)) {
     const auto& w = *whatif;
     h += "<h2>Requested what-if</h2><table><tr><th>change</th><th>classic speedup</th><th>95% interval</th>"
          "<th>simulated speedup</th><th>95% interval</th><th>projected window ms</th></tr><tr><td>";
@@ -162,6 +195,7 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
          (w.simulation_implemented ? "" : " <span class=\"muted\">(= classic)</span>") + "</td><td>" +
          fixed(w.simulated_interval.low, 3) + " &ndash; " + fixed(w.simulated_interval.high, 3) + "</td><td>" +
          ms(w.projected_wall_ns) + "</td></tr></table>";
+    if (!w.bottleneck_line.empty()) h += "<p class=\"sub\">" + esc(w.bottleneck_line) + "</p>";
     if (w.target) {
       h += "<table><tr><th>stage alone</th><th>share</th><th>factor for " + fixed(*w.target, 2) +
            "x</th><th>limit</th></tr>";

@@ -42,7 +42,7 @@ std::string render_markdown(const analysis::Report& r, const std::optional<analy
     for (const std::size_t i : vis)
       row(r.stages[i].is_other ? "*other*" : markdown_cell(r.stages[i].name), r.stages[i].per_step_exposed_ns);
   }
-  if (whatif) {
+  if (whatif && (!whatif->requests.empty() || whatif->target)) {
     const auto& w = *whatif;
     m += "\n### What-if\n\n| change | classic | 95% interval | simulated | 95% interval |\n|:--|--:|--:|--:|--:|\n| ";
     for (std::size_t k = 0; k < w.requests.size(); ++k)
@@ -50,6 +50,7 @@ std::string render_markdown(const analysis::Report& r, const std::optional<analy
     m += " | " + detail::speedup(w.naive_speedup) + " | " + fixed(w.naive_interval.low, 3) + "-" +
          fixed(w.naive_interval.high, 3) + " | " + detail::speedup(w.simulated_speedup) + " | " +
          fixed(w.simulated_interval.low, 3) + "-" + fixed(w.simulated_interval.high, 3) + " |\n";
+    if (!w.bottleneck_line.empty()) m += "\n" + markdown_cell(w.bottleneck_line) + "\n";
     if (w.target) {
       m += "\nFor " + fixed(*w.target, 2) + "x overall, each stage alone needs:\n\n| stage | share | factor | limit |\n"
            "|:--|--:|--:|--:|\n";

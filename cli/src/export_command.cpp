@@ -1,0 +1,63 @@
+// `amdahl export run.amdahl --chrome trace.json [--window START:END] [--max-events N]`: the
+// profile as Chrome trace-event JSON for Perfetto / chrome://tracing.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "amdahl/format/profile_store.hpp"
+#include "amdahl/report/chrome_trace.hpp"
+#include "commands.hpp"
+
+namespace amdahl::cli {
+namespace {
+
+struct ExportOptions {
+  std::string profile, chrome, window;
+  std::size_t max_events = 1'000'000;
+};
+
+}  // namespace
+
+void register_export_command(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<ExportOptions>();
+  CLI::App* cmd = app.add_subcommand("export", "export a profile as Chrome trace JSON (opens in Perfetto)");
+  cmd->add_option("profile", opt->profile, "the profile (.amdahl) to export")->required();
+  cmd->add_option("--chrome", opt->chrome, "write Chrome trace-event JSON to FILE")->required();
+  cmd->add_option("--window", opt->window, "keep only START:END, in ms from the trace start (e.g. 1200:3400)");
+  cmd->add_option("--max-events", opt->max_events,
+                  "most events to write (default 1000000); above it the analysis window, then its first part, is kept")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([opt, &exit_code] {
+    report::ChromeExportOptions eo;
+    eo.max_events = opt->max_events;
+    if (!opt->window.empty()) {
+      auto [a, b] = report::parse_window_ms(opt->window);
+      eo.window_start_ns = a;
+      eo.window_end_ns = b;
+    }
+    const format::Profile profile = format::load_profile(opt->profile);
+    const std::string tmp = opt->chrome + ".tmp";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "'");
+    report::ChromeExportStats st;
+    try {
+      st = report::write_chrome_trace(profile, out, eo);
+      out.close();
+      if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "'");
+    } catch (...) {
+      out.close();
+      std::remove(tmp.c_str());
+      throw;
+    }
+    if (std::rename(tmp.c_str(), opt->chrome.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error("cannot write '" + opt->chrome + "'");
+    }
+    if (st.trimmed) std::fprintf(stderr, "amdahl: note: %s\n", st.note.c_str());
+    std::fprintf(stderr, "amdahl: wrote %zu trace events (%zu launch and %zu item flow arrows) to %s\n", st.events,
+                 st.launch_flows, st.item_flows, opt->chrome.c_str());
+    exit_code = 0;
+  });
+}
+
+}  // namespace amdahl::cli
