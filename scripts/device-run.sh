@@ -2,7 +2,8 @@
 # One call on the GPU machine: build (or reuse a carried build), run the `gpu`-labelled tests,
 # then the benchmarks named as arguments (default: all), and leave every result under $OUT
 # (a summary, the full log and a tarball of reports/profiles: the device tool returns at most
-# 8 files). Usage: scripts/device-run.sh [tests] [overhead] [resnet50] [workloads] [validate]
+# 8 files). Usage: scripts/device-run.sh [tests] [profiles] [resnet50] [workloads] [overhead] [torch] [kineto]
+# Each step runs under a time limit (STEP_TIMEOUT_<name> seconds, default 300).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -12,7 +13,7 @@ export OUT_RESULTS="$OUT/results"
 log="$OUT/device-run.log"
 exec > >(tee -a "$log") 2>&1
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(tests overhead resnet50 workloads)
+[ ${#steps[@]} -eq 0 ] && steps=(tests profiles resnet50 workloads overhead torch kineto)
 want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 t0=$(date +%s)
 echo "== device-run $(date -u +%FT%TZ) on $(hostname): ${steps[*]}"
@@ -41,14 +42,17 @@ echo "# device-run $(date -u +%F) $(nvidia-smi --query-gpu=name --format=csv,noh
 
 if want tests; then
   echo "== gpu tests"
-  (cd "$AMDAHL_BUILD_DIR" && ctest -L gpu --output-on-failure --timeout 300) 2>&1 | tee "$OUT_RESULTS/gpu-tests.log"
-  tail -n 5 "$OUT_RESULTS/gpu-tests.log" >> "$summary"
+  (cd "$AMDAHL_BUILD_DIR" && timeout "${STEP_TIMEOUT_tests:-300}" ctest -L gpu --output-on-failure --timeout 200) 2>&1 | tee "$OUT_RESULTS/gpu-tests.log"
+  grep -E "tests passed|Passed|Failed|\*\*\*|Skipped" "$OUT_RESULTS/gpu-tests.log" >> "$summary"
 fi
-for b in overhead resnet50 workloads validate; do
-  if want "$b" && [ -x "scripts/bench_$b.sh" ]; then
+for b in profiles resnet50 workloads overhead torch kineto; do
+  if want "$b" && [ -f "scripts/bench_$b.sh" ]; then
     echo "== bench $b ($(( $(date +%s) - t0 )) s)"
-    bash "scripts/bench_$b.sh" 2>&1 | tee "$OUT_RESULTS/bench-$b.log"
-    tail -n 30 "$OUT_RESULTS/bench-$b.log" >> "$summary"
+    limit_var="STEP_TIMEOUT_$b"
+    mkdir -p "$OUT_RESULTS/$b"
+    OUT="$OUT_RESULTS/$b" timeout "${!limit_var:-300}" bash "scripts/bench_$b.sh" 2>&1 | tee "$OUT_RESULTS/bench-$b.log"
+    echo "== bench $b exit ${PIPESTATUS[0]}" | tee -a "$summary"
+    tail -n 40 "$OUT_RESULTS/bench-$b.log" >> "$summary"
   fi
 done
 echo "== done in $(( $(date +%s) - t0 )) s"
