@@ -17,3 +17,17 @@ if ((${#missing[@]})); then
 else
   echo "setup: all packages present"
 fi
+
+# --- Python: the `nvtx` package for the --torch annotations' tests (tests/torch) -------------
+# Idempotent; skipped (the torch tests then report SKIPPED) when python3 or pip is missing.
+if command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; then
+  if python3 -c "import nvtx" >/dev/null 2>&1; then
+    echo "setup: python nvtx present"
+  else
+    echo "setup: pip install nvtx"
+    python3 -m pip install -q nvtx || python3 -m pip install -q --user nvtx \
+      || echo "setup: could not install nvtx; tests/torch will be skipped"
+  fi
+else
+  echo "setup: no python3/pip: skipping the nvtx package; tests/torch will be skipped"
+fi
