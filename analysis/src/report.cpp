@@ -1,10 +1,12 @@
-// analyze(): runs the pipeline (rules -> timeline -> steps -> GPU attribution -> exposure ->
-// statistics and projections) and assembles a Report with its notes and verdict.
+// analyze(): runs the pipeline (rules -> timeline -> steps -> GPU attribution -> driving-thread
+// exposure -> replay graph and critical path -> statistics and projections) and assembles a
+// Report with its notes and verdict.
 #include "amdahl/analysis/report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "amdahl/analysis/amdahl_law.hpp"
 #include "amdahl/analysis/errors.hpp"
@@ -16,6 +18,101 @@ std::string pct(double f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", f * 100.0);
   return buf;
+}
+
+// Report::work_per_step_ns (see report.hpp).
+std::vector<double> work_per_step(const ReplayGraph& g, const Timeline& tl, const StepSelection& sel) {
+  const Lane& drv = tl.lanes[sel.driving_lane];
+  std::vector<std::int64_t> items;  // consumed on the driving lane in the window
+  for (const auto& m : drv.consumes)
+    if (m.ts_ns >= sel.window.start_ns && m.ts_ns <= sel.window.end_ns) items.push_back(m.item);
+  std::sort(items.begin(), items.end());
+  // Per timeline lane: the interval its work is counted over.
+  std::vector<Interval> span(tl.lanes.size(), sel.window);
+  for (std::size_t l = 0; l < tl.lanes.size(); ++l) {
+    if (l == sel.driving_lane || tl.lanes[l].produces.empty() || items.empty()) continue;
+    const auto& pr = tl.lanes[l].produces;
+    std::optional<std::size_t> first, last;
+    for (std::size_t k = 0; k < pr.size(); ++k)
+      if (std::binary_search(items.begin(), items.end(), pr[k].item)) {
+        if (!first) first = k;
+        last = k;
+      }
+    if (!first) continue;
+    span[l].start_ns = *first > 0 ? pr[*first - 1].ts_ns : tl.lanes[l].first_ns;
+    span[l].end_ns = pr[*last].ts_ns;
+  }
+  const std::size_t other = g.stage_names.size();
+  std::vector<double> out(other, 0.0);
+  for (const ReplayNode& n : g.nodes) {
+    if ((n.kind != NodeKind::Work && n.kind != NodeKind::GpuOp) || n.stage < 0 ||
+        static_cast<std::size_t>(n.stage) >= other)
+      continue;
+    const ReplayLane& lane = g.lanes[n.lane];
+    const Interval w = lane.gpu ? sel.window : span[lane.timeline_lane];
+    const std::int64_t a = std::max(n.start_ns, w.start_ns), e = std::min(n.end_ns, w.end_ns);
+    if (e > a) out[static_cast<std::size_t>(n.stage)] += static_cast<double>(e - a);
+  }
+  for (double& x : out) x /= static_cast<double>(sel.steps.size());
+  return out;
+}
+
+// Builds the replay graph over the window, checks that the unscaled replay reproduces it, and
+// makes the critical path the basis of r.exposure. Returns why not ("" on success).
+std::string build_critical_path(Report& r, const Timeline& tl, const StepSelection& sel,
+                                const std::vector<GpuOpStage>& op_stages) {
+  StepSelection s = sel;
+  if (s.steps.empty()) {  // no steps: the whole window is one span
+    s.steps = {sel.window};
+    s.spans = {sel.window};
+  }
+  std::shared_ptr<ReplayGraph> g;
+  try {
+    g = std::make_shared<ReplayGraph>(build_replay_graph(tl, op_stages, s));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  if (g->nodes.empty() || g->span_first_node.empty()) return "empty graph";
+  const ReplayResult base = replay(*g, std::vector<double>(tl.stage_names.size(), 1.0));
+  const double wall = static_cast<double>(sel.window.end_ns - sel.window.start_ns);
+  if (wall <= 0 || std::abs(static_cast<double>(base.window_ns) - wall) > 0.005 * wall) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "its unscaled replay gives %.3f ms for a %.3f ms window",
+                  static_cast<double>(base.window_ns) / 1e6, wall / 1e6);
+    return buf;
+  }
+  CriticalPath cp = critical_path(*g, base);
+  Exposure e;
+  e.other_index = tl.stage_names.size();
+  std::vector<double> work = stage_work_ns(*g, sel.window);
+  e.total_ns.assign(work.begin(), work.end() - 1);
+  e.exposed_ns = cp.exposed_ns;
+  // Spans: the critical path's rows, scaled so each sums to its recorded span exactly (the
+  // replay reproduces the recording within 0.5%; this removes the residue).
+  e.span_ns = r.driving_view.span_ns;
+  if (sel.has_steps && cp.span_exposed.size() == e.span_ns.size()) {
+    e.span_exposed = cp.span_exposed;
+    for (std::size_t k = 0; k < e.span_exposed.size(); ++k) {
+      double sum = 0;
+      for (double x : e.span_exposed[k]) sum += x;
+      if (sum > 0)
+        for (double& x : e.span_exposed[k]) x *= e.span_ns[k] / sum;
+    }
+  } else {
+    e.span_exposed = r.driving_view.span_exposed;
+  }
+  double sum = 0;
+  for (double x : e.exposed_ns) sum += x;
+  if (sum > 0)
+    for (double& x : e.exposed_ns) x *= wall / sum;
+  if (sel.has_steps) r.work_per_step_ns = work_per_step(*g, tl, sel);
+  e.waits = r.driving_view.waits;
+  e.bounds = cp.unlinked_waits_on_path > 0;
+  r.exposure = std::move(e);
+  r.path = std::move(cp);
+  r.graph = std::move(g);
+  r.exposed_basis = "critical_path";
+  return "";
 }
 
 }  // namespace
@@ -105,8 +202,10 @@ Report analyze(const format::Profile& profile, const AnalysisOptions& options) {
   r.driving_tid = drv.tid;
   r.driving_name = drv.name;
   r.notes = sel.notes;
-  r.exposure = compute_exposure(tl, sel, op_stages);
+  r.driving_view = compute_exposure(tl, sel, op_stages);
+  r.exposure = r.driving_view;
   r.gpu = summarize_gpu(tl, op_stages, sel.window);
+  const std::string graph_failure = build_critical_path(r, tl, sel, op_stages);
 
   const std::size_t n = tl.stage_names.size();
   const double wall = static_cast<double>(r.wall_ns);
@@ -146,10 +245,26 @@ Report analyze(const format::Profile& profile, const AnalysisOptions& options) {
   }
 
   // Notes: say what the figures are and where they are bounds.
-  r.notes.push_back("exposed time is the driving thread's view (its stages plus its waits charged to the work "
-                    "waited on); the dependency-graph critical path is not implemented yet");
-  const auto& w = r.exposure.waits;
-  if (r.exposure.bounds) {
+  if (r.exposed_basis == "critical_path") {
+    r.notes.push_back("exposed time is time on the critical path of the run's dependency graph (replayed at factor 1); "
+                      "the driving thread's view is in driving_thread_view");
+    if (r.path.unlinked_waits_on_path > 0) {
+      char buf[320];
+      std::snprintf(buf, sizeof buf,
+                    "%zu waits on the critical path (%.1f ms) have no produce/consume or GPU link: they count as "
+                    "'other' and keep their length in replays, so projections through them are bounds, not estimates",
+                    r.path.unlinked_waits_on_path, r.path.unlinked_wait_ns_on_path / 1e6);
+      r.notes.push_back(buf);
+    }
+    if (r.graph->dropped_backward_edges > 0)
+      r.notes.push_back(std::to_string(r.graph->dropped_backward_edges) +
+                        " dependency edges pointed back in time (clock noise) and were dropped");
+  } else {
+    r.notes.push_back("exposed time is the driving thread's view (its stages plus its waits charged to the work "
+                      "waited on): the dependency graph could not be used (" + graph_failure + ")");
+  }
+  const auto& w = r.driving_view.waits;
+  if (r.exposed_basis != "critical_path" && r.exposure.bounds) {
     char buf[256];
     std::snprintf(buf, sizeof buf,
                   "%zu of %zu waits on the driving thread (%.1f ms) have no produce/consume link: charged to the "
@@ -158,14 +273,14 @@ Report analyze(const format::Profile& profile, const AnalysisOptions& options) {
                   w.wait_ranges - w.linked_waits, w.wait_ranges, w.fallback_ns / 1e6);
     r.notes.push_back(buf);
   }
-  if (w.unattributed_ns > 0) {
+  if (r.exposed_basis != "critical_path" && w.unattributed_ns > 0) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.1f ms of waits had no work to charge and count as 'other'",
                   w.unattributed_ns / 1e6);
     r.notes.push_back(buf);
   }
   for (std::size_t i = 0; i < n; ++i)
-    if (r.stages[i].exposed_ns > r.stages[i].total_ns + 0.5) {
+    if (r.exposed_basis != "critical_path" && r.stages[i].exposed_ns > r.stages[i].total_ns + 0.5) {
       r.notes.push_back("'" + r.stages[i].name + "' has more exposed than host time (waits on its GPU or producer "
                         "work were charged to it); its hidden time shows 0");
     }

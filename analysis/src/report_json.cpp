@@ -1,5 +1,6 @@
 // Report -> JSON. Always: wall_ns, steps, stages[{name, exposed_ns, fraction, total_ns,
 // hidden_ns}]; plus per-step statistics, projections, GPU summary, notes and diagnostics.
+#include <algorithm>
 #include <cmath>
 
 #include "amdahl/analysis/report.hpp"
@@ -30,7 +31,7 @@ nlohmann::json report_to_json(const Report& r) {
   j["step_name"] = r.step_name;
   j["window"] = {{"start_ns", r.window.start_ns}, {"end_ns", r.window.end_ns}};
   j["driving_thread"] = {{"pid", r.driving_pid}, {"tid", r.driving_tid}, {"name", r.driving_name}};
-  j["exposed_basis"] = "driving_thread";
+  j["exposed_basis"] = r.exposed_basis;
   j["bounds"] = r.exposure.bounds;
 
   // Integer ns that add up exactly: `other` takes the rounding remainder.
@@ -56,6 +57,35 @@ nlohmann::json report_to_json(const Report& r) {
   }
   j["stages"] = std::move(stages);
   if (r.steps > 0) j["step_stats"] = stats_json(r.step_ns);
+
+  // The driving thread's view (the fallback basis), kept for comparison.
+  {
+    nlohmann::json dv;
+    const Exposure& d = r.driving_view;
+    const double wall = static_cast<double>(r.wall_ns);
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.stages.size() && i < d.exposed_ns.size(); ++i) {
+      const bool other = i + 1 == r.stages.size();
+      const double total = other ? d.exposed_ns[i] : (i < d.total_ns.size() ? d.total_ns[i] : 0.0);
+      rows.push_back({{"name", r.stages[i].name}, {"exposed_ns", ns(d.exposed_ns[i])},
+                      {"fraction", wall > 0 ? d.exposed_ns[i] / wall : 0.0}, {"total_ns", ns(total)},
+                      {"hidden_ns", ns(std::max(0.0, total - d.exposed_ns[i]))}});
+    }
+    dv["stages"] = std::move(rows);
+    dv["bounds"] = d.bounds;
+    j["driving_thread_view"] = std::move(dv);
+  }
+  if (r.graph) {
+    const ReplayGraph& g = *r.graph;
+    j["critical_path"] = {{"nodes_on_path", r.path.nodes_on_path},
+                          {"lane_switches", r.path.lane_switches},
+                          {"unlinked_waits_on_path", r.path.unlinked_waits_on_path},
+                          {"unlinked_wait_ns_on_path", ns(r.path.unlinked_wait_ns_on_path)},
+                          {"graph", {{"lanes", g.lanes.size()}, {"nodes", g.nodes.size()}, {"edges", g.edges.size()},
+                                     {"linked_waits", g.linked_waits}, {"unlinked_waits", g.unlinked_waits},
+                                     {"gpu_joins", g.gpu_joins},
+                                     {"dropped_backward_edges", g.dropped_backward_edges}}}};
+  }
 
   const auto& w = r.exposure.waits;
   j["waits"] = {{"wait_ranges", w.wait_ranges}, {"linked", w.linked_waits}, {"linked_ns", ns(w.linked_ns)},

@@ -30,10 +30,13 @@ std::string report_to_text(const Report& r) {
     std::snprintf(buf, sizeof buf, "window: %.1f ms, no steps (whole run of the driving thread)\n", wall_ms);
   }
   out += buf;
-  std::snprintf(buf, sizeof buf, "driving thread: pid %u tid %llu%s%s\n\n", r.driving_pid,
+  std::snprintf(buf, sizeof buf, "driving thread: pid %u tid %llu%s%s\n", r.driving_pid,
                 static_cast<unsigned long long>(r.driving_tid), r.driving_name.empty() ? "" : " ",
                 r.driving_name.c_str());
   out += buf;
+  out += r.exposed_basis == "critical_path"
+             ? "exposed = time on the critical path of the dependency graph; hidden = work off it\n\n"
+             : "exposed = the driving thread's view (no dependency graph: see notes)\n\n";
   const double per = r.steps > 0 ? static_cast<double>(r.steps) : 1.0;
   std::snprintf(buf, sizeof buf, "%-16s %9s %12s %11s %11s %7s %7s %7s %7s\n", "stage", "exposed",
                 r.steps > 0 ? "ms/step" : "exposed ms", "total ms", "hidden ms", "2x", "4x", "10x", "limit");

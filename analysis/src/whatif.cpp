@@ -1,5 +1,5 @@
-// What-if: request parsing, classic projection with bootstrap interval, target factors, and
-// their JSON / text renderings.
+// What-if: request parsing; the classic projection and the replay of the dependency graph with
+// bootstrap intervals; where the bottleneck moves; curves; target factors; bounds.
 #include "amdahl/analysis/whatif.hpp"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <set>
 
 #include "amdahl/analysis/amdahl_law.hpp"
@@ -19,15 +20,6 @@ std::string trimmed(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return std::string(s);
-}
-
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
-std::string times(double v) {
-  if (!std::isfinite(v)) return "inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3gx", v);
-  return buf;
 }
 
 }  // namespace
@@ -57,8 +49,47 @@ SpeedupRequest parse_speedup(std::string_view text) {
   return r;
 }
 
+double simulated_speedup(const Report& report, const std::vector<double>& factors) {
+  if (!report.graph) throw InputError("no dependency graph to replay");
+  const ReplayResult r = replay(*report.graph, factors);
+  return r.window_ns > 0 ? static_cast<double>(report.wall_ns) / static_cast<double>(r.window_ns)
+                         : std::numeric_limits<double>::infinity();
+}
+
+namespace {
+
+constexpr double kRemoved = 1e9;  // a factor that leaves nothing of a stage's work
+
+// The largest stage (not `other`) in a critical path's shares.
+StageShare top_stage(const std::vector<std::string>& names, const std::vector<double>& exposed) {
+  double sum = 0;
+  for (double x : exposed) sum += x;
+  StageShare best;
+  for (std::size_t i = 0; i < names.size() && i < exposed.size(); ++i)
+    if (sum > 0 && exposed[i] / sum > best.fraction) best = {names[i], exposed[i] / sum};
+  return best;
+}
+
+// Smallest factor for stage `idx` whose replay reaches `target` (bisection in log space;
+// the replayed speedup does not decrease with the factor). nullopt when none suffices.
+std::optional<double> simulated_factor_for(const Report& report, std::size_t idx, double target, double limit) {
+  if (limit < target * (1 - 1e-9)) return std::nullopt;
+  std::vector<double> f(report.stage_names().size(), 1.0);
+  auto at = [&](double k) { f[idx] = k; return simulated_speedup(report, f); };
+  double lo = 1e-3, hi = kRemoved;
+  if (at(lo) >= target) return lo;
+  if (at(1.0) >= target) hi = 1.0; else lo = 1.0;
+  for (int it = 0; it < 60 && hi / lo > 1.0005; ++it) {
+    const double mid = std::sqrt(lo * hi);
+    if (at(mid) >= target) hi = mid; else lo = mid;
+  }
+  return hi;
+}
+
+}  // namespace
+
 WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& requests,
-                      std::optional<double> target, const BootstrapOptions& options) {
+                      std::optional<double> target, const WhatIfOptions& options) {
   WhatIf w;
   w.requests = requests;
   w.target = target;
@@ -77,6 +108,7 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
     if (!seen.insert(req.stage).second) throw UsageError("stage '" + req.stage + "' is given twice in --speedup");
     factors.emplace_back(idx, req.factor);
   }
+  if (target && (!(*target > 0) || !std::isfinite(*target))) throw UsageError("--target must be a positive number");
   auto project = [&](const std::vector<double>& fractions) {
     std::vector<StageSpeedup> v;
     for (const auto& [idx, f] : factors) v.push_back({std::clamp(fractions[idx], 0.0, 1.0), f});
@@ -86,100 +118,142 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
   for (const auto& s : report.stages) fractions.push_back(s.fraction);
   w.naive_speedup = project(fractions);
   w.projected_wall_ns = static_cast<double>(report.wall_ns) / w.naive_speedup;
-  if (report.steps > 0) {
-    w.naive_interval = bootstrap_interval(report.exposure.span_exposed, report.exposure.span_ns, project, options);
+  const bool per_step = report.steps > 0 && report.exposure.span_ns.size() == report.exposure.span_exposed.size() &&
+                        !report.exposure.span_ns.empty();
+  if (per_step) {
+    w.naive_interval = bootstrap_interval(report.exposure.span_exposed, report.exposure.span_ns, project,
+                                          options.bootstrap);
   } else {
     w.naive_interval = {w.naive_speedup, w.naive_speedup};
-    w.notes.push_back("no steps: the interval is the point value (no steps to resample)");
+    w.notes.push_back("no steps: the intervals are the point values (no steps to resample)");
   }
-  w.simulated_speedup = w.naive_speedup;
-  w.simulated_interval = w.naive_interval;
-  w.simulation_implemented = false;
-  w.notes.push_back("the overlap-aware replay is not implemented yet: simulated_speedup repeats the classic "
-                    "Amdahl figure");
-  if (report.exposure.bounds)
-    w.notes.push_back("some waits had no produce/consume link, so the exposed fractions behind these projections "
-                      "are bounds, not estimates");
+  const std::string of = report.steps > 0 ? " of the step" : " of the run";
+
+  if (!report.graph) {
+    w.simulated_speedup = w.naive_speedup;
+    w.simulated_interval = w.naive_interval;
+    w.simulated_wall_ns = w.projected_wall_ns;
+    w.simulation_implemented = false;
+    w.notes.push_back("no dependency graph could be replayed: simulated_speedup repeats the classic Amdahl figure");
+    if (report.exposure.bounds) {
+      w.bounds.any = true;
+      w.bounds.direction = "unknown";
+      w.bounds.projections = {"naive_speedup", "simulated_speedup"};
+      w.notes.push_back("some waits had no produce/consume link, so the exposed fractions behind these projections "
+                        "are bounds, not estimates");
+    }
+  } else {
+    const ReplayGraph& g = *report.graph;
+    std::vector<double> f(names.size(), 1.0);
+    for (const auto& [idx, k] : factors) f[idx] = k;
+    const ReplayResult rr = replay(g, f);
+    w.simulation_implemented = true;
+    w.simulated_wall_ns = static_cast<double>(rr.window_ns);
+    w.simulated_speedup = rr.window_ns > 0 ? static_cast<double>(report.wall_ns) / w.simulated_wall_ns
+                                           : std::numeric_limits<double>::infinity();
+    if (per_step && rr.span_ns.size() == report.exposure.span_ns.size()) {
+      // Resample step spans: the ratio of their recorded to their replayed length.
+      std::vector<std::vector<double>> replayed(rr.span_ns.size());
+      for (std::size_t k = 0; k < rr.span_ns.size(); ++k) replayed[k] = {static_cast<double>(rr.span_ns[k])};
+      w.simulated_interval = bootstrap_interval(
+          replayed, report.exposure.span_ns,
+          [](const std::vector<double>& q) { return q[0] > 0 ? 1.0 / q[0] : std::numeric_limits<double>::infinity(); },
+          options.bootstrap);
+    } else {
+      w.simulated_interval = {w.simulated_speedup, w.simulated_speedup};
+    }
+    // Where the bottleneck goes.
+    const CriticalPath after = critical_path(g, rr);
+    w.bottleneck_before = top_stage(names, report.path.exposed_ns);
+    w.bottleneck_after = top_stage(names, after.exposed_ns);
+    double sum = 0;
+    for (double x : after.exposed_ns) sum += x;
+    for (std::size_t i = 0; i < after.exposed_ns.size(); ++i)
+      w.after_fractions.push_back({i < names.size() ? names[i] : std::string(kOtherStage),
+                                   sum > 0 ? after.exposed_ns[i] / sum : 0.0});
+    if (!requests.empty()) {
+      std::string what;
+      for (const auto& r : requests) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%s%s %gx", what.empty() ? "" : " and ", r.stage.c_str(), r.factor);
+        what += buf;
+      }
+      char buf[256];
+      if (w.bottleneck_after.stage.empty())
+        std::snprintf(buf, sizeof buf, "after %s, no stage holds time on the critical path", what.c_str());
+      else
+        std::snprintf(buf, sizeof buf, "after %s, %s holds %.0f%%%s%s", what.c_str(), w.bottleneck_after.stage.c_str(),
+                      w.bottleneck_after.fraction * 100.0, of.c_str(),
+                      w.bottleneck_after.stage != w.bottleneck_before.stage ? " (the bottleneck moved)" : "");
+      w.bottleneck_line = buf;
+      if (!w.bottleneck_before.stage.empty()) {
+        std::snprintf(buf, sizeof buf, " (before: %s %.0f%%)", w.bottleneck_before.stage.c_str(),
+                      w.bottleneck_before.fraction * 100.0);
+        w.bottleneck_line += buf;
+      }
+    }
+    // Honest limits: waits nothing explains keep their recorded length in every replay.
+    SimulationBounds& b = w.bounds;
+    b.unlinked_waits = g.unlinked_waits;
+    b.linked_waits = g.linked_waits;
+    b.dropped_backward_edges = g.dropped_backward_edges;
+    b.unlinked_waits_on_path = std::max(report.path.unlinked_waits_on_path, after.unlinked_waits_on_path);
+    b.unlinked_wait_ns_on_path = std::max(report.path.unlinked_wait_ns_on_path, after.unlinked_wait_ns_on_path);
+    if (b.unlinked_waits_on_path > 0) {
+      b.any = true;
+      bool faster = false, slower = false;
+      for (const auto& [idx, k] : factors) (k >= 1 ? faster : slower) = true;
+      b.direction = faster && slower ? "unknown" : (slower ? "upper" : "lower");
+      const std::string dir = b.direction == "unknown" ? "bound" : b.direction + " bound";
+      b.projections = {"simulated_speedup (" + dir + ")", "simulated_interval (" + dir + ")",
+                       "naive_speedup (" + dir + ")", "curves (lower bounds for factors > 1)",
+                       "target factors (upper bounds on the factor needed)"};
+      char buf[400];
+      std::snprintf(buf, sizeof buf,
+                    "%zu waits on the critical path (%.1f ms) are linked to nothing (no produce/consume marks or GPU "
+                    "link): they keep their recorded length in the replay, so simulated_speedup and naive_speedup are "
+                    "%ss, not estimates (add produce/consume marks to make them estimates)",
+                    b.unlinked_waits_on_path, b.unlinked_wait_ns_on_path / 1e6, dir.c_str());
+      w.notes.push_back(buf);
+    }
+    // Curves: every stage with work in the window.
+    if (options.curves) {
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (report.stages[i].total_ns <= 0 && report.stages[i].exposed_ns <= 0) continue;
+        StageCurve c;
+        c.stage = names[i];
+        c.fraction = report.stages[i].fraction;
+        const double p = std::clamp(c.fraction, 0.0, 1.0);
+        c.amdahl_limit = amdahl_limit(p);
+        std::vector<double> fi(names.size(), 1.0);
+        for (double k : options.curve_factors) {
+          fi[i] = k;
+          c.points.push_back({k, amdahl_speedup(p, k), simulated_speedup(report, fi)});
+        }
+        fi[i] = kRemoved;
+        c.simulated_limit = simulated_speedup(report, fi);
+        w.curves.push_back(std::move(c));
+      }
+    }
+  }
   if (target) {
-    if (!(*target > 0) || !std::isfinite(*target)) throw UsageError("--target must be a positive number");
-    for (const auto& s : report.stages) {
-      if (s.is_other) continue;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const StageRow& s = report.stages[i];
       const double p = std::clamp(s.fraction, 0.0, 1.0);
-      w.target_rows.push_back({s.name, s.fraction, factor_for_target(p, *target), amdahl_limit(p)});
+      TargetRow row{s.name, s.fraction, factor_for_target(p, *target), amdahl_limit(p), std::nullopt, 1.0};
+      if (report.graph) {
+        std::vector<double> fi(names.size(), 1.0);
+        fi[i] = kRemoved;
+        row.simulated_limit = simulated_speedup(report, fi);
+        row.simulated_factor = simulated_factor_for(report, i, *target, row.simulated_limit);
+      } else {
+        row.simulated_factor = row.factor;
+        row.simulated_limit = row.limit;
+      }
+      w.target_rows.push_back(std::move(row));
     }
   }
   return w;
-}
-
-nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
-  nlohmann::json j = report_to_json(report);
-  nlohmann::json reqs = nlohmann::json::array();
-  for (const auto& r : w.requests) reqs.push_back({{"stage", r.stage}, {"factor", r.factor}});
-  j["speedups"] = std::move(reqs);
-  j["naive_speedup"] = num(w.naive_speedup);
-  j["simulated_speedup"] = num(w.simulated_speedup);
-  j["naive_interval"] = {num(w.naive_interval.low), num(w.naive_interval.high)};
-  j["simulated_interval"] = {num(w.simulated_interval.low), num(w.simulated_interval.high)};
-  j["projected_wall_ns"] = num(w.projected_wall_ns);
-  j["simulation"] = {{"implemented", w.simulation_implemented},
-                     {"method", "classic Amdahl on the driving thread's exposed fractions"},
-                     {"note", "replay of the dependency graph is not implemented yet; simulated = naive"}};
-  if (w.target) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& t : w.target_rows)
-      rows.push_back({{"stage", t.stage}, {"fraction", t.fraction},
-                      {"factor_needed", t.factor ? num(*t.factor) : nlohmann::json(nullptr)},
-                      {"achievable", t.factor.has_value()}, {"limit", num(t.limit)}});
-    j["target"] = {{"speedup", *w.target}, {"stages", std::move(rows)}};
-  }
-  auto notes = j["notes"];
-  for (const auto& n : w.notes) notes.push_back(n);
-  j["notes"] = std::move(notes);
-  return j;
-}
-
-std::string whatif_to_text(const Report& report, const WhatIf& w) {
-  std::string out;
-  char buf[512];
-  if (!w.requests.empty()) {
-    std::string what;
-    for (const auto& r : w.requests) {
-      const StageRow* s = report.find_stage(r.stage);
-      std::snprintf(buf, sizeof buf, "%s%s %s (exposed %.1f%%)", what.empty() ? "" : ", ", r.stage.c_str(),
-                    times(r.factor).c_str(), s ? s->fraction * 100.0 : 0.0);
-      what += buf;
-    }
-    out += "what if: " + what + "\n";
-    std::snprintf(buf, sizeof buf, "classic Amdahl: %s  (95%% interval %s .. %s over %zu steps)\n",
-                  times(w.naive_speedup).c_str(), times(w.naive_interval.low).c_str(),
-                  times(w.naive_interval.high).c_str(), report.steps);
-    out += buf;
-    std::snprintf(buf, sizeof buf, "simulated:      %s  (replay not implemented yet: same as classic)\n",
-                  times(w.simulated_speedup).c_str());
-    out += buf;
-    std::snprintf(buf, sizeof buf, "window: %.1f ms -> %.1f ms\n", static_cast<double>(report.wall_ns) / 1e6,
-                  w.projected_wall_ns / 1e6);
-    out += buf;
-  }
-  if (w.target) {
-    std::snprintf(buf, sizeof buf, "\nfactor each stage alone needs for %s overall:\n", times(*w.target).c_str());
-    out += buf;
-    for (const auto& t : w.target_rows) {
-      if (t.fraction <= 0) continue;
-      if (t.factor)
-        std::snprintf(buf, sizeof buf, "  %-16s exposed %5.1f%%  needs %s\n", t.stage.c_str(), t.fraction * 100.0,
-                      times(*t.factor).c_str());
-      else
-        std::snprintf(buf, sizeof buf, "  %-16s exposed %5.1f%%  no factor suffices (limit %s)\n", t.stage.c_str(),
-                      t.fraction * 100.0, times(t.limit).c_str());
-      out += buf;
-    }
-  }
-  std::vector<std::string> notes = report.notes;
-  notes.insert(notes.end(), w.notes.begin(), w.notes.end());
-  out += "\nnotes:\n";
-  for (const auto& n : notes) out += "  - " + n + "\n";
-  return out;
 }
 
 }  // namespace amdahl::analysis

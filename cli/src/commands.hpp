@@ -21,5 +21,6 @@ void register_whatif_command(CLI::App& app, int& exit_code);    // whatif_comman
 void register_export_command(CLI::App& app, int& exit_code);    // export_command.cpp
 void register_import_command(CLI::App& app, int& exit_code);    // import_command.cpp
 void register_diff_command(CLI::App& app, int& exit_code);      // diff_command.cpp
+void register_validate_command(CLI::App& app, int& exit_code);  // validate_command.cpp
 
 }  // namespace amdahl::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   amdahl::cli::register_export_command(app, exit_code);
   amdahl::cli::register_import_command(app, exit_code);
   amdahl::cli::register_diff_command(app, exit_code);
+  amdahl::cli::register_validate_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -15,7 +15,7 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     std::string target;
   };
   auto opt = std::make_shared<Opts>();
-  CLI::App* cmd = app.add_subcommand("whatif", "project the speedup of making stages faster (classic Amdahl)");
+  CLI::App* cmd = app.add_subcommand("whatif", "project the speedup of making stages faster (classic Amdahl and a replay of the run)");
   add_report_options(*cmd, *opt, {"text", "json"});
   cmd->add_option("--speedup", opt->speedups, "STAGE=FACTOR (2, 2x, 0.5 = twice slower); repeatable");
   cmd->add_option("--target", opt->target, "overall speedup to reach (e.g. 2x): the factor each stage needs");
@@ -28,7 +28,9 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     std::optional<double> target;
     if (!opt->target.empty()) target = analysis::parse_factor(opt->target);
     const analysis::Report report = load_and_analyze(*opt);
-    const analysis::WhatIf w = analysis::compute_whatif(report, requests, target);
+    analysis::WhatIfOptions wo;
+    wo.curves = opt->format == "json";  // the curves are only in the JSON
+    const analysis::WhatIf w = analysis::compute_whatif(report, requests, target, wo);
     write_output(*opt, opt->format == "json" ? analysis::whatif_to_json(report, w).dump(2) + "\n"
                                              : analysis::whatif_to_text(report, w));
     exit_code = 0;

@@ -77,8 +77,13 @@ TEST_CASE("whatif: numbers, fields, reproducible interval, unknown stage") {
   const double p = r.find_stage("disk_io")->fraction;
   const WhatIf w = compute_whatif(r, {{"disk_io", 10.0}}, 3.0);
   CHECK(w.naive_speedup == doctest::Approx(1.0 / ((1 - p) + p / 10)));
-  CHECK(w.simulated_speedup == w.naive_speedup);
-  CHECK_FALSE(w.simulation_implemented);
+  // Serial: the replay agrees with classic Amdahl, and it is a real replay.
+  CHECK(w.simulated_speedup == doctest::Approx(w.naive_speedup).epsilon(1e-3));
+  CHECK(w.simulation_implemented);
+  CHECK(r.exposed_basis == "critical_path");
+  CHECK(w.simulated_interval.low <= w.simulated_speedup * 1.0001);
+  CHECK(w.simulated_interval.high >= w.simulated_speedup * 0.9999);
+  CHECK_FALSE(w.bounds.any);
   CHECK(w.naive_interval.low <= w.naive_speedup);
   CHECK(w.naive_interval.high >= w.naive_speedup);
   CHECK(w.naive_interval.high > w.naive_interval.low);  // jitter gives a real interval
@@ -91,7 +96,19 @@ TEST_CASE("whatif: numbers, fields, reproducible interval, unknown stage") {
                         "simulated_interval", "simulation", "target"})
     CHECK_MESSAGE(j.contains(k), k);
   CHECK(j["naive_interval"].size() == 2);
-  CHECK(j["simulation"]["implemented"] == false);
+  CHECK(j["simulation"]["implemented"] == true);
+  CHECK(j["simulation"]["bounds"]["any"] == false);
+  CHECK(j.contains("driving_thread_view"));
+  CHECK(j["exposed_basis"] == "critical_path");
+  REQUIRE(j["curves"].size() == 2);  // disk_io and gpu_compute have work
+  for (const auto& c : j["curves"]) {
+    double prev = 0;
+    for (const auto& pt : c["points"]) {
+      CHECK(pt["simulated"].get<double>() >= prev - 1e-9);  // more speed never hurts
+      prev = pt["simulated"].get<double>();
+    }
+    CHECK(c["simulated_limit"].get<double>() >= prev - 1e-9);
+  }
   // 3x overall is beyond either stage's limit (1/(1-p) < 2.3).
   int rows = 0;
   for (const auto& row : j["target"]["stages"]) {
@@ -99,6 +116,8 @@ TEST_CASE("whatif: numbers, fields, reproducible interval, unknown stage") {
     ++rows;
     CHECK(row["achievable"] == false);
     CHECK(row["factor_needed"].is_null());
+    CHECK(row["simulated_achievable"] == false);
+    CHECK(row["simulated_factor_needed"].is_null());
   }
   CHECK(rows == 2);
   const WhatIf t = compute_whatif(r, {}, 1.5);
@@ -108,6 +127,8 @@ TEST_CASE("whatif: numbers, fields, reproducible interval, unknown stage") {
       found = true;
       REQUIRE(row.factor);
       CHECK(amdahl_speedup(row.fraction, *row.factor) == doctest::Approx(1.5));
+      REQUIRE(row.simulated_factor);  // bisection over replays lands on the target
+      CHECK(*row.simulated_factor == doctest::Approx(*row.factor).epsilon(0.01));
     }
   CHECK(found);
 

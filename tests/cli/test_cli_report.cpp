@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -46,7 +47,7 @@ Result run(const std::string& args) {
 
 struct Fixture {
   fs::path dir;
-  std::string serial, corrupt;
+  std::string serial, corrupt, faster;
   Fixture() {
     if (!fs::exists(amdahl_bin())) {
       std::fprintf(stderr, "SKIP: %s not built\n", amdahl_bin().c_str());
@@ -64,6 +65,15 @@ struct Fixture {
     b.profile.meta["command"] = "synthetic";
     serial = (dir / "serial.amdahl").string();
     amdahl::format::save_profile(b.profile, serial, true);
+    // The same run with disk_io twice as fast: 25 + 50 ms per step.
+    ProfileBuilder f;
+    for (int k = 0; k < 11; ++k) {
+      const double t = 75.0 * k;
+      f.stage(1, "step", t, t + 75).stage(1, "disk_io", t, t + 25).stage(1, "gpu_compute", t + 25, t + 75);
+    }
+    f.profile.meta["format_version"] = std::to_string(amdahl::format::kProfileFormatVersion);
+    faster = (dir / "faster.amdahl").string();
+    amdahl::format::save_profile(f.profile, faster, true);
     corrupt = (dir / "corrupt.amdahl").string();
     std::ofstream(corrupt) << "this is not an SQLite database\n";
   }
@@ -105,7 +115,10 @@ TEST_CASE_FIXTURE(Fixture, "whatif numbers") {
   REQUIRE(r.rc == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["naive_speedup"].get<double>() == doctest::Approx(1.818).epsilon(1e-3));
-  CHECK(j["simulated_speedup"].get<double>() == j["naive_speedup"].get<double>());
+  // Serial: the replay agrees with classic Amdahl.
+  CHECK(j["simulated_speedup"].get<double>() == doctest::Approx(j["naive_speedup"].get<double>()).epsilon(1e-3));
+  CHECK(j["simulation"]["implemented"] == true);
+  CHECK(j["curves"].is_array());
   CHECK(j["naive_interval"].size() == 2);
   CHECK(j["simulated_interval"].size() == 2);
   for (const auto& row : j["target"]["stages"])
@@ -133,4 +146,33 @@ TEST_CASE_FIXTURE(Fixture, "exit codes: 2 for bad input, 1 for usage errors") {
   const std::string bad_rules = (dir / "bad_rules.txt").string();
   std::ofstream(bad_rules) << "# rules\n*load* disk_io\n";
   CHECK(run("report " + serial + " --stages " + bad_rules).rc == 1);
+}
+
+TEST_CASE_FIXTURE(Fixture, "validate: measured vs predicted, JSON fields and exit codes") {
+  const Result r = run("validate " + serial + " " + faster + " --format json");
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"measured_speedup", "predicted_naive", "predicted_simulated", "naive_error", "simulated_error"})
+    CHECK_MESSAGE(j[k].is_number(), k);
+  CHECK(j["measured_speedup"].get<double>() == doctest::Approx(100.0 / 75.0).epsilon(1e-6));
+  CHECK(j["predicted_naive"].get<double>() == doctest::Approx(100.0 / 75.0).epsilon(1e-3));
+  CHECK(j["predicted_simulated"].get<double>() == doctest::Approx(100.0 / 75.0).epsilon(1e-3));
+  CHECK(std::abs(j["simulated_error"].get<double>()) < 1e-3);
+  for (const auto& s : j["stages"]) {
+    if (s["name"] == "disk_io") {
+      CHECK(s["factor"].get<double>() == doctest::Approx(2.0).epsilon(1e-6));
+      CHECK(s["used"] == true);
+    }
+    if (s["name"] == "gpu_compute") CHECK(s["used"] == false);  // unchanged
+  }
+  // The reverse pair: disk_io twice as slow.
+  const auto back = nlohmann::json::parse(run("validate " + faster + " " + serial + " --format json").out);
+  CHECK(back["measured_speedup"].get<double>() == doctest::Approx(0.75).epsilon(1e-6));
+  CHECK(back["predicted_simulated"].get<double>() == doctest::Approx(0.75).epsilon(1e-3));
+  const Result text = run("validate " + serial + " " + faster);
+  CHECK(text.rc == 0);
+  CHECK(text.out.find("predicted (simulated)") != std::string::npos);
+  CHECK(run("validate " + serial).rc == 1);                                   // missing argument
+  CHECK(run("validate " + serial + " " + (dir / "missing.amdahl").string()).rc == 2);
+  CHECK(run("validate " + corrupt + " " + serial).rc == 2);
 }

@@ -68,6 +68,9 @@ struct ReplayGraph {
   std::size_t dropped_backward_edges = 0;  // edges that pointed back in time (clock noise)
 };
 
+// Work per stage (host work nodes and GPU ops, every lane), clipped to `window`; `other` last.
+std::vector<double> stage_work_ns(const ReplayGraph& graph, Interval window);
+
 ReplayGraph build_replay_graph(const Timeline& timeline, const std::vector<GpuOpStage>& gpu_op_stages,
                                const StepSelection& selection);
 
@@ -92,6 +95,10 @@ struct CriticalPath {
   std::vector<std::vector<double>> span_exposed;  // [span][stage or other]
   std::size_t nodes_on_path = 0;
   std::size_t lane_switches = 0;
+  // Waits on the path whose end no join explains (no produce/consume or GPU link): they keep
+  // their recorded length in every replay, so projections through them are bounds.
+  std::size_t unlinked_waits_on_path = 0;
+  double unlinked_wait_ns_on_path = 0;
 };
 
 CriticalPath critical_path(const ReplayGraph& graph, const ReplayResult& result);

@@ -1,10 +1,12 @@
-// The whole analysis of one profile: stage table (exposed, total, hidden, fractions, per-step
-// statistics, classic Amdahl projections), steps, GPU summary, verdict, notes and diagnostics;
-// and its renderings as JSON (DESIGN.md fields) and as a text table.
+// The whole analysis of one profile: stage table (exposed, total, hidden, fractions from the
+// critical path of the replay graph, or the driving thread's view when no graph can be built;
+// per-step statistics, classic Amdahl projections), steps, GPU summary, verdict, notes and
+// diagnostics; the graph itself for what-if replays; renderings as JSON and as a text table.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 
 #include "amdahl/analysis/attribution.hpp"
 #include "amdahl/analysis/gpu_attribution.hpp"
+#include "amdahl/analysis/replay.hpp"
 #include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/analysis/stage_stats.hpp"
 #include "amdahl/analysis/steps.hpp"
@@ -54,7 +57,20 @@ struct Report {
   std::string driving_name;
   std::vector<StageRow> stages;  // index = StageId; the last row is `other`
   StatsSummary step_ns;          // step span lengths
-  Exposure exposure;             // per-span figures (bootstrap, whatif)
+  // The figures the stage rows show: the critical path of the replay graph when it could be
+  // built ("critical_path"), else the driving thread's view ("driving_thread").
+  std::string exposed_basis = "driving_thread";
+  Exposure exposure;             // per-span figures of that basis (bootstrap, whatif)
+  Exposure driving_view;         // the driving thread's view, always computed
+  // The dependency graph (null when it could not be built) and its critical path at factor 1.
+  std::shared_ptr<const ReplayGraph> graph;
+  CriticalPath path;
+  // Work per analysed step, per stage (not `other`): host and GPU work in the window, except
+  // on producer threads (lanes with `produce` marks), whose work is counted per item: from the
+  // produce before the first item consumed in the window to the produce of the last one (so a
+  // loader running ahead of the window is counted for the items the window used). What
+  // `validate` compares between runs. Empty without a graph or steps.
+  std::vector<double> work_per_step_ns;
   GpuSummary gpu;
   std::string verdict;
   std::vector<std::string> notes;

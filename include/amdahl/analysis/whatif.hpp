@@ -1,7 +1,8 @@
-// What-if projections from a Report: parse STAGE=FACTOR requests, project the classic Amdahl
-// speedup with a bootstrap interval over steps, and (for --target) the factor each stage alone
-// would need. The overlap-aware replay is not implemented yet: `simulated` equals the classic
-// figure and says so (`simulation_implemented` = false).
+// What-if projections from a Report: parse STAGE=FACTOR requests; project the classic Amdahl
+// speedup (exposed fractions) and the overlap-aware one (replay of the dependency graph with
+// the stages scaled), each with a bootstrap interval over steps; say where the bottleneck
+// moves; speedup-versus-factor curves per stage; for --target, the factor each stage alone
+// needs under both models; and which projections are bounds rather than estimates.
 #pragma once
 
 #include <optional>
@@ -31,8 +32,38 @@ SpeedupRequest parse_speedup(std::string_view text);
 struct TargetRow {
   std::string stage;
   double fraction = 0;
-  std::optional<double> factor;  // nullopt: no factor suffices
-  double limit = 1;              // best possible with this stage alone
+  std::optional<double> factor;  // classic: nullopt when no factor suffices
+  double limit = 1;              // classic: best possible with this stage alone
+  std::optional<double> simulated_factor;  // replay: nullopt when no factor suffices
+  double simulated_limit = 1;              // replay with the stage removed
+};
+
+struct StageShare {
+  std::string stage;  // "" when no stage holds any time
+  double fraction = 0;
+};
+
+struct CurvePoint {
+  double factor = 1;
+  double naive = 1;
+  double simulated = 1;
+};
+
+struct StageCurve {
+  std::string stage;
+  double fraction = 0;         // exposed share at factor 1
+  double amdahl_limit = 1;     // classic, s -> infinity
+  double simulated_limit = 1;  // replay with the stage's work removed
+  std::vector<CurvePoint> points;
+};
+
+struct SimulationBounds {
+  bool any = false;  // some projection is a bound
+  std::size_t unlinked_waits = 0, linked_waits = 0, dropped_backward_edges = 0;
+  std::size_t unlinked_waits_on_path = 0;  // base path, or the scaled replay's path
+  double unlinked_wait_ns_on_path = 0;
+  std::string direction;                 // "lower", "upper", "unknown" (when `any`)
+  std::vector<std::string> projections;  // which figures are bounds, each with its direction
 };
 
 struct WhatIf {
@@ -42,16 +73,32 @@ struct WhatIf {
   double simulated_speedup = 1;
   ConfidenceInterval simulated_interval;
   bool simulation_implemented = false;
-  double projected_wall_ns = 0;
+  double projected_wall_ns = 0;            // classic
+  double simulated_wall_ns = 0;            // replayed window
+  StageShare bottleneck_before, bottleneck_after;
+  std::vector<StageShare> after_fractions;  // critical path of the scaled replay, `other` last
+  std::string bottleneck_line;             // "after gpu_compute 10x, cpu_preprocess holds 61% of the step"
+  std::vector<StageCurve> curves;
+  SimulationBounds bounds;
   std::optional<double> target;
   std::vector<TargetRow> target_rows;
   std::vector<std::string> notes;
 };
 
+struct WhatIfOptions {
+  BootstrapOptions bootstrap;
+  bool curves = true;  // the per-stage speedup-vs-factor curves (a replay per point)
+  std::vector<double> curve_factors = {1, 1.25, 1.5, 2, 3, 4, 6, 8, 10, 20, 50};
+};
+
 // Throws InputError for a stage the report does not know (listing the known ones), and
 // UsageError for a stage named twice.
 WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& requests,
-                      std::optional<double> target, const BootstrapOptions& options = {});
+                      std::optional<double> target, const WhatIfOptions& options = {});
+
+// The replayed speedup (recorded window / replayed window) with `factors` per stage index
+// (missing: 1). Needs report.graph.
+double simulated_speedup(const Report& report, const std::vector<double>& factors);
 
 nlohmann::json whatif_to_json(const Report& report, const WhatIf& whatif);
 std::string whatif_to_text(const Report& report, const WhatIf& whatif);

@@ -147,6 +147,19 @@ std::int64_t median(std::vector<std::int64_t> v) {
 
 }  // namespace
 
+std::vector<double> stage_work_ns(const ReplayGraph& g, Interval window) {
+  const std::size_t other = g.stage_names.size();
+  std::vector<double> out(other + 1, 0.0);
+  for (const ReplayNode& n : g.nodes) {
+    if (n.kind != NodeKind::Work && n.kind != NodeKind::GpuOp) continue;
+    const std::int64_t a = std::max(n.start_ns, window.start_ns), e = std::min(n.end_ns, window.end_ns);
+    if (e <= a) continue;
+    const std::size_t k = n.stage >= 0 && static_cast<std::size_t>(n.stage) < other ? static_cast<std::size_t>(n.stage) : other;
+    out[k] += static_cast<double>(e - a);
+  }
+  return out;
+}
+
 ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>& op_stages,
                                const StepSelection& sel) {
   if (!tl.records) throw InputError("replay: timeline without records");
@@ -295,11 +308,14 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     ReplayNode& w = b.g.nodes[wait];
     const std::int64_t src_end = b.g.nodes[from].end_ns;
     if (src_end > w.end_ns + kTolNs) { ++b.g.dropped_backward_edges; return false; }
-    const std::int64_t wake = w.end_ns - src_end;
-    b.in[wait].push_back({from, wake, true});
     // Binding in the recording (the source ended after the wait began): the wait costs
-    // nothing by itself; otherwise it keeps its recorded duration as its own cost.
-    if (src_end > w.start_ns) w.base_ns = 0;
+    // nothing by itself and ends the observed wake-up latency after the source; otherwise it
+    // keeps its recorded duration as its own cost and the join only says "not before the
+    // source" (weight 0: a wake-up weight measured from a source that ended long before the
+    // wait began would pin the wait's end to its recorded time in every replay).
+    const bool binding = src_end > w.start_ns;
+    b.in[wait].push_back({from, binding ? w.end_ns - src_end : 0, true});
+    if (binding) w.base_ns = 0;
     return true;
   };
 

@@ -45,6 +45,12 @@ CriticalPath critical_path(const ReplayGraph& g, const ReplayResult& r) {
     return other;
   };
 
+  auto has_join = [&](std::uint32_t i) {
+    for (std::uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k)
+      if (g.edges[k].join) return true;
+    return false;
+  };
+
   std::uint32_t node = g.window_end_node;
   bool at_end = true;
   std::uint32_t lane = g.nodes[node].lane;
@@ -55,6 +61,10 @@ CriticalPath critical_path(const ReplayGraph& g, const ReplayResult& r) {
     if (at_end) {
       ++cp.nodes_on_path;
       const std::uint32_t e = r.end_binding[node];
+      if (n.kind == NodeKind::Wait && e == kNone && r.end_ns[node] > r.start_ns[node] && !has_join(node)) {
+        ++cp.unlinked_waits_on_path;
+        cp.unlinked_wait_ns_on_path += static_cast<double>(std::min(r.end_ns[node], w1) - std::max(r.start_ns[node], w0));
+      }
       if (n.kind == NodeKind::Wait && e != kNone) {
         const std::uint32_t from = g.edges[e].from;
         charge(r.end_ns[from], r.end_ns[node], other);  // wake-up latency

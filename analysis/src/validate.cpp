@@ -1,0 +1,148 @@
+// validate: measured per-stage factors between two runs, predictions from the base run alone
+// (classic and replay), measured speedup, relative errors; JSON and text renderings.
+#include "amdahl/analysis/validate.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "amdahl/analysis/errors.hpp"
+
+namespace amdahl::analysis {
+namespace {
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+double ms_per_step(const Report& r) {
+  return static_cast<double>(r.wall_ns) / 1e6 / static_cast<double>(r.steps);
+}
+
+}  // namespace
+
+Validation validate_runs(const Report& base, const Report& improved, const ValidateOptions& options) {
+  if (base.steps == 0) throw InputError("validate: the base run has no analysed steps (ms/step is undefined)");
+  if (improved.steps == 0) throw InputError("validate: the improved run has no analysed steps (ms/step is undefined)");
+  Validation v;
+  v.base_ms_per_step = ms_per_step(base);
+  v.improved_ms_per_step = ms_per_step(improved);
+  v.measured_speedup = v.base_ms_per_step / v.improved_ms_per_step;
+
+  // Work per step of a stage: per item on producer threads when the graph has it (report.hpp).
+  auto per_step_ms = [](const Report& r, const std::string& name) -> double {
+    for (std::size_t i = 0; i + 1 < r.stages.size(); ++i) {
+      if (r.stages[i].name != name) continue;
+      if (i < r.work_per_step_ns.size()) return r.work_per_step_ns[i] / 1e6;
+      return r.stages[i].total_ns / 1e6 / static_cast<double>(r.steps);
+    }
+    return 0.0;
+  };
+  std::vector<SpeedupRequest> requests;
+  for (const auto& s : base.stages) {
+    if (s.is_other) continue;
+    StageChange c;
+    c.stage = s.name;
+    c.base_ms_per_step = per_step_ms(base, s.name);
+    if (c.base_ms_per_step <= 0) continue;
+    c.improved_ms_per_step = per_step_ms(improved, s.name);
+    if (c.improved_ms_per_step <= 0) {
+      c.factor = std::numeric_limits<double>::infinity();
+      c.why = "absent from the improved run";
+    } else {
+      c.factor = c.base_ms_per_step / c.improved_ms_per_step;
+      if (!options.all_stages && std::abs(c.factor - 1.0) < options.min_change) {
+        c.why = "changed less than " + std::to_string(static_cast<int>(options.min_change * 100 + 0.5)) + "%";
+      } else {
+        c.used = true;
+        requests.push_back({c.stage, c.factor});
+      }
+    }
+    v.stages.push_back(std::move(c));
+  }
+  for (const auto& s : improved.stages)
+    if (!s.is_other && s.total_ns > 0 && !base.find_stage(s.name))
+      v.notes.push_back("stage '" + s.name + "' is new in the improved run: not modelled by the base run");
+  for (const auto& c : v.stages)
+    if (!c.used && !std::isfinite(c.factor))
+      v.notes.push_back("stage '" + c.stage + "' is absent from the improved run: not modelled");
+  if (requests.empty()) v.notes.push_back("no stage changed by at least the threshold: both predictions are 1x");
+
+  WhatIfOptions wo = options.whatif;
+  wo.curves = false;
+  const WhatIf w = compute_whatif(base, requests, std::nullopt, wo);
+  v.predicted_naive = w.naive_speedup;
+  v.predicted_simulated = w.simulated_speedup;
+  v.naive_interval = w.naive_interval;
+  v.simulated_interval = w.simulated_interval;
+  v.simulation_implemented = w.simulation_implemented;
+  v.bounds = w.bounds;
+  v.bottleneck_line = w.bottleneck_line;
+  v.naive_error = v.predicted_naive / v.measured_speedup - 1.0;
+  v.simulated_error = v.predicted_simulated / v.measured_speedup - 1.0;
+  v.notes.insert(v.notes.end(), w.notes.begin(), w.notes.end());
+  return v;
+}
+
+nlohmann::json validation_to_json(const Report& base, const Report& improved, const Validation& v) {
+  nlohmann::json j;
+  auto run = [](const Report& r) {
+    return nlohmann::json{{"wall_ns", r.wall_ns}, {"steps", r.steps},
+                          {"ms_per_step", static_cast<double>(r.wall_ns) / 1e6 / static_cast<double>(r.steps)},
+                          {"exposed_basis", r.exposed_basis}, {"verdict", r.verdict}};
+  };
+  j["base"] = run(base);
+  j["improved"] = run(improved);
+  j["measured_speedup"] = num(v.measured_speedup);
+  j["predicted_naive"] = num(v.predicted_naive);
+  j["predicted_simulated"] = num(v.predicted_simulated);
+  j["naive_error"] = num(v.naive_error);
+  j["simulated_error"] = num(v.simulated_error);
+  j["naive_interval"] = {num(v.naive_interval.low), num(v.naive_interval.high)};
+  j["simulated_interval"] = {num(v.simulated_interval.low), num(v.simulated_interval.high)};
+  j["simulation_implemented"] = v.simulation_implemented;
+  j["bounds"] = {{"any", v.bounds.any}, {"direction", v.bounds.any ? nlohmann::json(v.bounds.direction) : nlohmann::json(nullptr)},
+                 {"projections", v.bounds.projections}};
+  j["bottleneck"] = v.bottleneck_line;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& c : v.stages)
+    rows.push_back({{"name", c.stage}, {"base_ms_per_step", c.base_ms_per_step},
+                    {"improved_ms_per_step", c.improved_ms_per_step}, {"factor", num(c.factor)},
+                    {"used", c.used}, {"why_not", c.why}});
+  j["stages"] = std::move(rows);
+  j["notes"] = v.notes;
+  return j;
+}
+
+std::string validation_to_text(const Report& base, const Report& improved, const Validation& v) {
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "base:     %.3f ms/step over %zu steps\nimproved: %.3f ms/step over %zu steps\n\n",
+                v.base_ms_per_step, base.steps, v.improved_ms_per_step, improved.steps);
+  out += buf;
+  std::snprintf(buf, sizeof buf, "%-16s %14s %14s %9s  %s\n", "stage", "base ms/step", "improved", "factor", "used");
+  out += buf;
+  out += std::string(70, '-') + "\n";
+  for (const auto& c : v.stages) {
+    std::snprintf(buf, sizeof buf, "%-16s %14.3f %14.3f %8.3fx  %s\n", c.stage.c_str(), c.base_ms_per_step,
+                  c.improved_ms_per_step, std::isfinite(c.factor) ? c.factor : 0.0,
+                  c.used ? "yes" : ("no: " + c.why).c_str());
+    out += buf;
+  }
+  out += "\n";
+  std::snprintf(buf, sizeof buf, "%-22s %9s %12s\n", "speedup", "value", "error");
+  out += buf;
+  std::snprintf(buf, sizeof buf, "%-22s %8.3fx %12s\n", "measured", v.measured_speedup, "");
+  out += buf;
+  std::snprintf(buf, sizeof buf, "%-22s %8.3fx %+11.2f%%\n", "predicted (classic)", v.predicted_naive, v.naive_error * 100);
+  out += buf;
+  std::snprintf(buf, sizeof buf, "%-22s %8.3fx %+11.2f%%%s\n", "predicted (simulated)", v.predicted_simulated,
+                v.simulated_error * 100, v.simulation_implemented ? "" : "  (no graph: classic)");
+  out += buf;
+  if (!v.bottleneck_line.empty()) out += "\n" + v.bottleneck_line + "\n";
+  if (!v.notes.empty()) {
+    out += "\nnotes:\n";
+    for (const auto& n : v.notes) out += "  - " + n + "\n";
+  }
+  return out;
+}
+
+}  // namespace amdahl::analysis

@@ -1,0 +1,140 @@
+// What-if renderings: JSON (the report's fields plus naive/simulated speedups and intervals,
+// simulation details with bounds and the bottleneck move, curves, target factors) and text.
+#include <cmath>
+#include <cstdio>
+
+#include "amdahl/analysis/whatif.hpp"
+
+namespace amdahl::analysis {
+namespace {
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+std::string times(double v) {
+  if (!std::isfinite(v)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3gx", v);
+  return buf;
+}
+
+nlohmann::json share(const StageShare& s) {
+  return {{"stage", s.stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.stage)}, {"fraction", s.fraction}};
+}
+
+}  // namespace
+
+nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
+  nlohmann::json j = report_to_json(report);
+  nlohmann::json reqs = nlohmann::json::array();
+  for (const auto& r : w.requests) reqs.push_back({{"stage", r.stage}, {"factor", r.factor}});
+  j["speedups"] = std::move(reqs);
+  j["naive_speedup"] = num(w.naive_speedup);
+  j["simulated_speedup"] = num(w.simulated_speedup);
+  j["naive_interval"] = {num(w.naive_interval.low), num(w.naive_interval.high)};
+  j["simulated_interval"] = {num(w.simulated_interval.low), num(w.simulated_interval.high)};
+  j["projected_wall_ns"] = num(w.projected_wall_ns);
+  j["simulated_wall_ns"] = num(w.simulated_wall_ns);
+  nlohmann::json sim;
+  sim["implemented"] = w.simulation_implemented;
+  sim["method"] = w.simulation_implemented
+                      ? "replay of the dependency graph with the stages' work scaled by 1/factor"
+                      : "classic Amdahl on the exposed fractions (no dependency graph to replay)";
+  const auto& b = w.bounds;
+  sim["bounds"] = {{"any", b.any},
+                   {"direction", b.any ? nlohmann::json(b.direction) : nlohmann::json(nullptr)},
+                   {"projections", b.projections},
+                   {"unlinked_waits", b.unlinked_waits},
+                   {"linked_waits", b.linked_waits},
+                   {"dropped_backward_edges", b.dropped_backward_edges},
+                   {"unlinked_waits_on_path", b.unlinked_waits_on_path},
+                   {"unlinked_wait_ns_on_path", num(std::round(b.unlinked_wait_ns_on_path))}};
+  if (w.simulation_implemented) {
+    nlohmann::json after = nlohmann::json::array();
+    for (const auto& a : w.after_fractions) after.push_back({{"name", a.stage}, {"fraction", a.fraction}});
+    sim["bottleneck"] = {{"before", share(w.bottleneck_before)},
+                         {"after", share(w.bottleneck_after)},
+                         {"moved", w.bottleneck_before.stage != w.bottleneck_after.stage},
+                         {"line", w.bottleneck_line}};
+    sim["after_fractions"] = std::move(after);
+  }
+  j["simulation"] = std::move(sim);
+  nlohmann::json curves = nlohmann::json::array();
+  for (const auto& c : w.curves) {
+    nlohmann::json pts = nlohmann::json::array();
+    for (const auto& p : c.points) pts.push_back({{"factor", p.factor}, {"naive", num(p.naive)}, {"simulated", num(p.simulated)}});
+    curves.push_back({{"stage", c.stage}, {"fraction", c.fraction}, {"amdahl_limit", num(c.amdahl_limit)},
+                      {"simulated_limit", num(c.simulated_limit)}, {"points", std::move(pts)}});
+  }
+  j["curves"] = std::move(curves);
+  if (w.target) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& t : w.target_rows)
+      rows.push_back({{"stage", t.stage}, {"fraction", t.fraction},
+                      {"factor_needed", t.factor ? num(*t.factor) : nlohmann::json(nullptr)},
+                      {"achievable", t.factor.has_value()}, {"limit", num(t.limit)},
+                      {"simulated_factor_needed", t.simulated_factor ? num(*t.simulated_factor) : nlohmann::json(nullptr)},
+                      {"simulated_achievable", t.simulated_factor.has_value()},
+                      {"simulated_limit", num(t.simulated_limit)}});
+    j["target"] = {{"speedup", *w.target}, {"stages", std::move(rows)}};
+  }
+  auto notes = j["notes"];
+  for (const auto& n : w.notes) notes.push_back(n);
+  j["notes"] = std::move(notes);
+  return j;
+}
+
+std::string whatif_to_text(const Report& report, const WhatIf& w) {
+  std::string out;
+  char buf[512];
+  const char* bound = w.bounds.any ? (w.bounds.direction == "lower" ? "  [lower bound]"
+                                      : w.bounds.direction == "upper" ? "  [upper bound]" : "  [bound]")
+                                   : "";
+  if (!w.requests.empty()) {
+    std::string what;
+    for (const auto& r : w.requests) {
+      const StageRow* s = report.find_stage(r.stage);
+      std::snprintf(buf, sizeof buf, "%s%s %s (exposed %.1f%%)", what.empty() ? "" : ", ", r.stage.c_str(),
+                    times(r.factor).c_str(), s ? s->fraction * 100.0 : 0.0);
+      what += buf;
+    }
+    out += "what if: " + what + "\n";
+    std::snprintf(buf, sizeof buf, "classic Amdahl: %-8s (95%% interval %s .. %s over %zu steps)%s\n",
+                  times(w.naive_speedup).c_str(), times(w.naive_interval.low).c_str(),
+                  times(w.naive_interval.high).c_str(), report.steps, bound);
+    out += buf;
+    if (w.simulation_implemented)
+      std::snprintf(buf, sizeof buf, "simulated:      %-8s (95%% interval %s .. %s; replay of the dependency graph)%s\n",
+                    times(w.simulated_speedup).c_str(), times(w.simulated_interval.low).c_str(),
+                    times(w.simulated_interval.high).c_str(), bound);
+    else
+      std::snprintf(buf, sizeof buf, "simulated:      %-8s (no dependency graph: same as classic)\n",
+                    times(w.simulated_speedup).c_str());
+    out += buf;
+    std::snprintf(buf, sizeof buf, "window: %.1f ms -> %.1f ms (classic), %.1f ms (simulated)\n",
+                  static_cast<double>(report.wall_ns) / 1e6, w.projected_wall_ns / 1e6, w.simulated_wall_ns / 1e6);
+    out += buf;
+    if (!w.bottleneck_line.empty()) out += w.bottleneck_line + "\n";
+  }
+  if (w.target) {
+    std::snprintf(buf, sizeof buf, "\nfactor each stage alone needs for %s overall:\n", times(*w.target).c_str());
+    out += buf;
+    std::snprintf(buf, sizeof buf, "  %-16s %8s  %-28s %s\n", "stage", "exposed", "classic", "simulated");
+    out += buf;
+    for (const auto& t : w.target_rows) {
+      if (t.fraction <= 0 && !(t.simulated_factor && w.simulation_implemented)) continue;
+      const std::string classic = t.factor ? "needs " + times(*t.factor) : "none suffices (limit " + times(t.limit) + ")";
+      const std::string sim = t.simulated_factor ? "needs " + times(*t.simulated_factor)
+                                                 : "none suffices (limit " + times(t.simulated_limit) + ")";
+      std::snprintf(buf, sizeof buf, "  %-16s %7.1f%%  %-28s %s\n", t.stage.c_str(), t.fraction * 100.0,
+                    classic.c_str(), sim.c_str());
+      out += buf;
+    }
+  }
+  std::vector<std::string> notes = report.notes;
+  notes.insert(notes.end(), w.notes.begin(), w.notes.end());
+  out += "\nnotes:\n";
+  for (const auto& n : notes) out += "  - " + n + "\n";
+  return out;
+}
+
+}  // namespace amdahl::analysis

@@ -1,0 +1,51 @@
+// Validation of the projections against a real improvement: from two analysed runs (base and
+// improved) measure each stage's real acceleration (its work per step in base / in improved),
+// predict the whole-run speedup from the base run alone with those factors (classic Amdahl and
+// the replay), and compare with the measured speedup (base ms/step / improved ms/step).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "amdahl/analysis/report.hpp"
+#include "amdahl/analysis/whatif.hpp"
+
+namespace amdahl::analysis {
+
+struct ValidateOptions {
+  double min_change = 0.03;  // stages whose work per step changed less than this keep factor 1
+  bool all_stages = false;   // true: use every measured factor, however small the change
+  WhatIfOptions whatif;      // curves are not computed
+};
+
+struct StageChange {
+  std::string stage;
+  double base_ms_per_step = 0;
+  double improved_ms_per_step = 0;  // 0 when the stage is absent from the improved run
+  double factor = 1;                // base / improved (measured)
+  bool used = false;                // passed to the predictions
+  std::string why;                  // why not used
+};
+
+struct Validation {
+  double base_ms_per_step = 0, improved_ms_per_step = 0;
+  double measured_speedup = 1;
+  double predicted_naive = 1, predicted_simulated = 1;
+  double naive_error = 0, simulated_error = 0;  // predicted / measured - 1
+  ConfidenceInterval naive_interval, simulated_interval;
+  bool simulation_implemented = false;
+  SimulationBounds bounds;
+  std::string bottleneck_line;
+  std::vector<StageChange> stages;
+  std::vector<std::string> notes;
+};
+
+// Throws InputError when a run has no steps (ms/step is undefined).
+Validation validate_runs(const Report& base, const Report& improved, const ValidateOptions& options = {});
+
+nlohmann::json validation_to_json(const Report& base, const Report& improved, const Validation& v);
+std::string validation_to_text(const Report& base, const Report& improved, const Validation& v);
+
+}  // namespace amdahl::analysis
