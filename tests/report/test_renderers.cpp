@@ -1,0 +1,97 @@
+// HTML, Markdown and CSV renderings of a synthetic run whose names hold markup, quotes,
+// newlines, control bytes and spreadsheet formulas.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "amdahl/analysis/whatif.hpp"
+#include "amdahl/report/renderers.hpp"
+#include "report_fixture.hpp"
+
+using namespace amdahl;
+
+namespace {
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("render_html: self-contained, every profile name escaped") {
+  const auto profile = test::report_fixture();
+  const auto report = analysis::analyze(profile);
+  const auto whatif = analysis::compute_whatif(report, {{"disk_io", 2}}, 1.2);
+  const std::string h = report::render_html(report, whatif, {"run <1>.amdahl"});
+  CHECK(h.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(h.find("</html>") != std::string::npos);
+  // No script, no external resource.
+  CHECK(h.find("<script") == std::string::npos);
+  CHECK(count(h, "http:") + count(h, "https:") == count(h, "http://www.w3.org/2000/svg"));  // only the SVG namespace
+  // The markup stage name shows escaped, never raw.
+  CHECK(h.find("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;") != std::string::npos);
+  CHECK(h.find("alert(\"x\")") == std::string::npos);
+  CHECK(h.find("run &lt;1&gt;.amdahl") != std::string::npos);
+  CHECK(h.find("buffer &lt;full&gt;") != std::string::npos);
+  CHECK(h.find("python train.py &lt;script&gt;") != std::string::npos);
+  // Control bytes never reach the page.
+  CHECK(h.find('\x01') == std::string::npos);
+  CHECK(h.find('\x7f') == std::string::npos);
+  // The sections are there: verdict, charts, tables.
+  CHECK(h.find(report.verdict.substr(0, 10)) != std::string::npos);
+  CHECK(count(h, "<svg") >= 3);
+  CHECK(h.find("Per-step statistics") != std::string::npos);
+  CHECK(h.find("Requested what-if") != std::string::npos);
+  CHECK(h.find("Diagnostics") != std::string::npos);
+  CHECK(h.find("dropped_records") != std::string::npos);
+  // One column per analysed step in the per-step chart.
+  CHECK(count(h, "<title>step ") >= report.steps);
+}
+
+TEST_CASE("render_markdown: escaped cells, one row per stage") {
+  const auto report = analysis::analyze(test::report_fixture());
+  const std::string m = report::render_markdown(report);
+  CHECK(m.find("&lt;script&gt;") != std::string::npos);
+  CHECK(m.find("<script") == std::string::npos);
+  CHECK(m.find("bad name") != std::string::npos);  // the newline became a space
+  CHECK(m.find("\\|\\*") != std::string::npos);    // | and * escaped
+  CHECK(m.find("| disk\\_io |") != std::string::npos);
+  // Every row of the stage table has as many unescaped pipes as its header (9).
+  const auto start = m.find("| stage | exposed ms");
+  REQUIRE(start != std::string::npos);
+  std::istringstream in(m.substr(start, m.find("\n\n", start) - start));
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::size_t pipes = 0;
+    for (std::size_t i = 0; i < line.size(); ++i)
+      if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++pipes;
+    CHECK(pipes == 9);
+    ++rows;
+  }
+  CHECK(rows >= 7);  // header, separator, 6 stages, other
+}
+
+TEST_CASE("render_csv_steps: one row per step, formula names neutralised") {
+  const auto report = analysis::analyze(test::report_fixture());
+  const std::string c = report::render_csv_steps(report);
+  std::istringstream in(c);
+  std::string header;
+  std::getline(in, header);
+  CHECK(header.rfind("step,start_ns,span_ns,disk_io_exposed_ns", 0) == 0);
+  CHECK(header.find(",'=cmd|' /C calc'!A0_exposed_ns") != std::string::npos);
+  CHECK(header.find(",=") == std::string::npos);
+  // The newline inside a stage name is quoted, so the header is one CSV record: count records
+  // by lines that start with a step number.
+  std::size_t rows = 0;
+  std::string line;
+  long long sum_span = 0;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] >= '0' && line[0] <= '9') {
+      ++rows;
+      const auto a = line.find(','), b = line.find(',', a + 1), e = line.find(',', b + 1);
+      sum_span += std::stoll(line.substr(b + 1, e - b - 1));
+    }
+  CHECK(rows == report.steps);
+  CHECK(sum_span == doctest::Approx(static_cast<double>(report.wall_ns)).epsilon(1e-6));
+}
