@@ -76,6 +76,8 @@ Validation validate_runs(const Report& base, const Report& improved, const Valid
   v.simulation_implemented = w.simulation_implemented;
   v.bounds = w.bounds;
   v.bottleneck_line = w.bottleneck_line;
+  v.bottleneck_before = w.bottleneck_before;
+  v.bottleneck_after = w.bottleneck_after;
   v.naive_error = v.predicted_naive / v.measured_speedup - 1.0;
   v.simulated_error = v.predicted_simulated / v.measured_speedup - 1.0;
   v.notes.insert(v.notes.end(), w.notes.begin(), w.notes.end());
@@ -101,7 +103,13 @@ nlohmann::json validation_to_json(const Report& base, const Report& improved, co
   j["simulation_implemented"] = v.simulation_implemented;
   j["bounds"] = {{"any", v.bounds.any}, {"direction", v.bounds.any ? nlohmann::json(v.bounds.direction) : nlohmann::json(nullptr)},
                  {"projections", v.bounds.projections}};
-  j["bottleneck"] = v.bottleneck_line;
+  auto share = [](const StageShare& s) {
+    return nlohmann::json{{"stage", s.stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.stage)},
+                          {"fraction", s.fraction}};
+  };
+  j["bottleneck"] = {{"line", v.bottleneck_line}, {"before", share(v.bottleneck_before)},
+                     {"after", share(v.bottleneck_after)},
+                     {"moved", v.bottleneck_before.stage != v.bottleneck_after.stage}};
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& c : v.stages)
     rows.push_back({{"name", c.stage}, {"base_ms_per_step", c.base_ms_per_step},

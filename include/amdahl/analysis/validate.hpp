@@ -38,6 +38,7 @@ struct Validation {
   bool simulation_implemented = false;
   SimulationBounds bounds;
   std::string bottleneck_line;
+  StageShare bottleneck_before, bottleneck_after;  // critical path of the base run / of its replay
   std::vector<StageChange> stages;
   std::vector<std::string> notes;
 };
