@@ -20,7 +20,7 @@ struct BarPart {
 
 // One horizontal bar, parts proportional to their values (sum normalised to 100%), with a
 // legend below. Parts with value <= 0 are omitted.
-std::string svg_stacked_bar(const std::vector<BarPart>& parts, int width = 860);
+std::string svg_stacked_bar(const std::vector<BarPart>& parts, int width = 920);
 
 struct ColumnSeries {
   std::string label;
@@ -32,7 +32,7 @@ struct ColumnSeries {
 // Many steps: columns get thinner (min 1 px); over `width` columns they are merged in even
 // buckets (means), and the caption says so.
 std::string svg_step_columns(const std::vector<ColumnSeries>& series, const std::string& unit,
-                             std::size_t first_step_number, int width = 860, int height = 260);
+                             std::size_t first_step_number, int width = 920, int height = 260);
 
 struct CurveSeries {
   std::string label;
@@ -43,6 +43,6 @@ struct CurveSeries {
 };
 
 // Speedup versus factor, x logarithmic from 1 to max factor, y linear from 1.
-std::string svg_curves(const std::vector<CurveSeries>& series, int width = 860, int height = 320);
+std::string svg_curves(const std::vector<CurveSeries>& series, int width = 920, int height = 320);
 
 }  // namespace amdahl::report
