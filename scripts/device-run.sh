@@ -54,7 +54,7 @@ if want tests; then
   fi
   grep -E "tests passed|Passed|Failed|Skipped|^---- .* exit|test cases" "$OUT_RESULTS/gpu-tests.log" >> "$summary"
 fi
-for b in profiles resnet50 workloads overhead torch kineto; do
+for b in profiles resnet50 workloads overhead torch kineto dataloader; do
   if want "$b" && [ -f "scripts/bench_$b.sh" ]; then
     echo "== bench $b ($(( $(date +%s) - t0 )) s)"
     limit_var="STEP_TIMEOUT_$b"
