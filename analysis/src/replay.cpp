@@ -1,6 +1,7 @@
 // Replays a ReplayGraph with some stages scaled: every node's start and end recomputed from its
-// incoming edges in a dependency order (Kahn over start and end events), scaled work taking
-// duration / factor, waits ending when their joins allow. Pure function of the graph.
+// incoming edges in a dependency order (Kahn over start and end events, computed once by
+// prepare_replay() or per call), scaled work taking duration / factor, waits ending when their
+// joins allow. Pure function of the graph.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,6 +13,64 @@ namespace {
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 }
 
+namespace {
+
+// Events (2i = start of node i, 2i+1 = end) in dependency order: Kahn's algorithm over start and
+// end events; what a cycle leaves (only possible through clock noise) goes last, in recorded
+// order.
+std::vector<std::uint32_t> event_order(const ReplayGraph& g) {
+  const std::size_t n = g.nodes.size();
+  std::vector<std::uint32_t> succ_begin(2 * n + 1, 0);
+  std::vector<std::uint16_t> indeg(2 * n, 0);
+  auto bump = [](std::uint16_t& d) { if (d < 0xffff) ++d; };
+  for (std::size_t i = 0; i < n; ++i) {
+    bump(indeg[2 * i + 1]);  // start -> end
+    succ_begin[2 * i + 1] += 1;
+    for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
+      const ReplayEdge& ed = g.edges[e];
+      bump(indeg[2 * i + (ed.join ? 1 : 0)]);
+      succ_begin[2 * static_cast<std::size_t>(ed.from) + 2] += 1;  // counts of event k are kept at k + 1
+    }
+  }
+  for (std::size_t k = 0; k < 2 * n; ++k) succ_begin[k + 1] += succ_begin[k];
+  // Fill successors from the back of each event's slice (no separate cursor array).
+  std::vector<std::uint32_t> succ(succ_begin.back());
+  {
+    std::vector<std::uint32_t>& cursor = succ_begin;  // becomes the slice starts again
+    for (std::size_t i = n; i-- > 0;) {
+      for (std::uint32_t e = g.edge_begin[i + 1]; e-- > g.edge_begin[i];) {
+        const ReplayEdge& ed = g.edges[e];
+        succ[--cursor[2 * static_cast<std::size_t>(ed.from) + 2]] = static_cast<std::uint32_t>(2 * i + (ed.join ? 1 : 0));
+      }
+      succ[--cursor[2 * i + 1]] = static_cast<std::uint32_t>(2 * i + 1);
+    }
+  }
+  // succ_begin[k + 1] now holds the start of event k's slice; its end is succ_begin[k + 2].
+  std::vector<std::uint32_t> order;
+  order.reserve(2 * n);
+  for (std::size_t k = 0; k < 2 * n; ++k) if (indeg[k] == 0) order.push_back(static_cast<std::uint32_t>(k));
+  for (std::size_t head = 0; head < order.size(); ++head) {
+    const std::uint32_t ev = order[head];
+    const std::uint32_t end = ev + 2 < succ_begin.size() ? succ_begin[ev + 2] : static_cast<std::uint32_t>(succ.size());
+    for (std::uint32_t k = succ_begin[ev + 1]; k < end; ++k)
+      if (--indeg[succ[k]] == 0) order.push_back(succ[k]);
+  }
+  if (order.size() < 2 * n) {
+    std::vector<std::uint32_t> left;
+    for (std::size_t k = 0; k < 2 * n; ++k) if (indeg[k] > 0) left.push_back(static_cast<std::uint32_t>(k));
+    auto t = [&](std::uint32_t ev) { return ev % 2 == 0 ? g.nodes[ev / 2].start_ns : g.nodes[ev / 2].end_ns; };
+    std::sort(left.begin(), left.end(), [&](std::uint32_t a, std::uint32_t b) { return t(a) != t(b) ? t(a) < t(b) : a < b; });
+    order.insert(order.end(), left.begin(), left.end());
+  }
+  return order;
+}
+
+}  // namespace
+
+void prepare_replay(ReplayGraph& g) {
+  if (g.event_order.size() != 2 * g.nodes.size()) g.event_order = event_order(g);
+}
+
 ReplayResult replay(const ReplayGraph& g, const std::vector<double>& factors) {
   const std::size_t n = g.nodes.size();
   ReplayResult r;
@@ -19,27 +78,6 @@ ReplayResult replay(const ReplayGraph& g, const std::vector<double>& factors) {
   r.end_ns.assign(n, 0);
   r.start_binding.assign(n, kNone);
   r.end_binding.assign(n, kNone);
-
-  // Events: 2i = start of node i, 2i+1 = end. Successor lists in CSR form.
-  std::vector<std::uint32_t> indeg(2 * n, 0), succ_begin(2 * n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    indeg[2 * i + 1] += 1;  // start -> end
-    succ_begin[2 * i + 1] += 1;
-    for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
-      const ReplayEdge& ed = g.edges[e];
-      indeg[2 * i + (ed.join ? 1 : 0)] += 1;
-      succ_begin[2 * ed.from + 2] += 1;  // counts of event e are kept at e + 1
-    }
-  }
-  for (std::size_t k = 0; k < 2 * n; ++k) succ_begin[k + 1] += succ_begin[k];
-  std::vector<std::uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1), succ(succ_begin.back());
-  for (std::size_t i = 0; i < n; ++i) {
-    succ[fill[2 * i]++] = static_cast<std::uint32_t>(2 * i + 1);
-    for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
-      const ReplayEdge& ed = g.edges[e];
-      succ[fill[2 * ed.from + 1]++] = static_cast<std::uint32_t>(2 * i + (ed.join ? 1 : 0));
-    }
-  }
 
   auto scaled = [&](const ReplayNode& nd) -> std::int64_t {
     const std::int64_t d = nd.end_ns - nd.start_ns;
@@ -50,11 +88,6 @@ ReplayResult replay(const ReplayGraph& g, const std::vector<double>& factors) {
     }
     return d;
   };
-
-  std::vector<std::uint32_t> queue;
-  queue.reserve(2 * n);
-  for (std::size_t k = 0; k < 2 * n; ++k) if (indeg[k] == 0) queue.push_back(static_cast<std::uint32_t>(k));
-  std::size_t head = 0;
   auto evaluate = [&](std::uint32_t ev) {
     const std::size_t i = ev / 2;
     const ReplayNode& nd = g.nodes[i];
@@ -86,19 +119,10 @@ ReplayResult replay(const ReplayGraph& g, const std::vector<double>& factors) {
       }
     }
   };
-  while (head < queue.size()) {
-    const std::uint32_t ev = queue[head++];
-    evaluate(ev);
-    for (std::uint32_t k = succ_begin[ev]; k < succ_begin[ev + 1]; ++k)
-      if (--indeg[succ[k]] == 0) queue.push_back(succ[k]);
-  }
-  if (queue.size() < 2 * n) {
-    // A cycle (only possible through clock noise): evaluate what is left in recorded order.
-    std::vector<std::uint32_t> left;
-    for (std::size_t k = 0; k < 2 * n; ++k) if (indeg[k] > 0) left.push_back(static_cast<std::uint32_t>(k));
-    auto t = [&](std::uint32_t ev) { return ev % 2 == 0 ? g.nodes[ev / 2].start_ns : g.nodes[ev / 2].end_ns; };
-    std::sort(left.begin(), left.end(), [&](std::uint32_t a, std::uint32_t b) { return t(a) != t(b) ? t(a) < t(b) : a < b; });
-    for (std::uint32_t ev : left) evaluate(ev);
+  if (g.event_order.size() == 2 * n) {
+    for (std::uint32_t ev : g.event_order) evaluate(ev);
+  } else {
+    for (std::uint32_t ev : event_order(g)) evaluate(ev);
   }
 
   const std::int64_t w0 = r.start_ns[g.span_first_node.front()];

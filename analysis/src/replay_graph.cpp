@@ -34,7 +34,17 @@ struct Builder {
   const std::vector<GpuOpStage>& op_stages;
   const StepSelection& sel;
   ReplayGraph g;
-  std::vector<std::vector<ReplayEdge>> in;  // incoming edges per node, flattened at the end
+  // Edges other than host program order (that one is implied by lane_nodes), in insertion
+  // order; turned into the CSR of incoming edges at the end.
+  std::vector<ReplayEdge> extra;
+  void add_edge(std::uint32_t to, std::uint32_t from, std::int64_t weight, bool join) {
+    ReplayEdge e;
+    e.weight_ns = weight;
+    e.from = from;
+    e.to = to & 0x7fffffffu;
+    e.join = join ? 1u : 0u;
+    extra.push_back(e);
+  }
 
   // Per host lane: node ids in time order, for "node at time t" look-ups.
   std::vector<std::vector<std::uint32_t>> lane_nodes;
@@ -44,7 +54,6 @@ struct Builder {
 
   std::uint32_t add_node(ReplayNode n) {
     g.nodes.push_back(n);
-    in.emplace_back();
     return static_cast<std::uint32_t>(g.nodes.size() - 1);
   }
 
@@ -78,7 +87,7 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
     syncs = tl_lane->blocking_syncs;
   }
   for (const Interval& s : syncs) { cuts.push_back(s.start_ns); cuts.push_back(s.end_ns); }
-  for (const Interval& a : h.apis) { cuts.push_back(a.start_ns); cuts.push_back(a.end_ns); }
+  // (API calls' own start and end are already cut points: build_replay_graph adds them.)
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   std::sort(h.apis.begin(), h.apis.end(), [](const Interval& x, const Interval& y) { return x.start_ns < y.start_ns; });
@@ -95,8 +104,7 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
 
   auto& nodes = b.lane_nodes[lane_id];
   auto link = [&](std::uint32_t id) {
-    if (!nodes.empty()) b.in[id].push_back({nodes.back(), b.g.nodes[id].start_ns - b.g.nodes[nodes.back()].end_ns, false});
-    nodes.push_back(id);
+    nodes.push_back(id);  // the program-order edge from the previous node is added at the end
   };
   // A consume is a wait of zero length in the recording that may grow in a replay: the item
   // must have been produced. Its join is added once all lanes exist.
@@ -112,6 +120,7 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
       link(b.add_node(w));
     }
   };
+  std::size_t seg_cursor = 0;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
     const std::int64_t a = cuts[i], e = cuts[i + 1];
     zero_waits_until(a);
@@ -119,7 +128,13 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
     n.start_ns = a;
     n.end_ns = e;
     n.lane = lane_id;
-    const Segment* seg = tl_lane ? tl_lane->segment_at(a) : nullptr;
+    // Segments are sorted and cuts ascend: a forward cursor replaces a binary search per cut.
+    const Segment* seg = nullptr;
+    if (tl_lane) {
+      const auto& sv = tl_lane->segments;
+      while (seg_cursor < sv.size() && sv[seg_cursor].end_ns <= a) ++seg_cursor;
+      if (seg_cursor < sv.size() && sv[seg_cursor].start_ns <= a) seg = &sv[seg_cursor];
+    }
     if (inside(syncs, a)) {
       n.kind = NodeKind::Wait;
       n.stage = kLabelGpuWait;
@@ -137,6 +152,9 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
     link(b.add_node(n));
   }
   zero_waits_until(std::numeric_limits<std::int64_t>::max());
+  h.cuts = {};  // free the lane's inputs as soon as it is cut
+  h.apis = {};
+  h.consumes = {};
 }
 
 std::int64_t median(std::vector<std::int64_t> v) {
@@ -186,10 +204,24 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   for (const Lane& l : tl.lanes) host(l.pid, l.tid);
 
   // API calls: launch calls (non-blocking) and the start of every call that launched GPU work.
-  std::unordered_map<std::uint64_t, std::size_t> api_of;  // (pid, correlation) -> api index
+  // (pid, correlation) -> api index: a sorted vector (a hash map of millions of calls costs
+  // several times the memory).
+  std::vector<std::pair<std::uint64_t, std::size_t>> api_index;
+  api_index.reserve(rs.api_calls.size());
+  for (std::size_t i = 0; i < rs.api_calls.size(); ++i)
+    api_index.emplace_back((static_cast<std::uint64_t>(rs.api_calls[i].pid) << 32) | rs.api_calls[i].correlation_id, i);
+  std::sort(api_index.begin(), api_index.end());
+  struct ApiOf {
+    const std::vector<std::pair<std::uint64_t, std::size_t>>& v;
+    using It = std::vector<std::pair<std::uint64_t, std::size_t>>::const_iterator;
+    It end() const { return v.end(); }
+    It find(std::uint64_t key) const {
+      auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(key, std::size_t{0}));
+      return it != v.end() && it->first == key ? it : v.end();
+    }
+  } api_of{api_index};
   for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
     const auto& a = rs.api_calls[i];
-    api_of.emplace((static_cast<std::uint64_t>(a.pid) << 32) | a.correlation_id, i);
     HostInput& h = hosts[host(a.pid, a.tid)];
     h.cuts.push_back(a.start_ns);
     h.cuts.push_back(a.end_ns);
@@ -210,6 +242,16 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   hosts[drv_host].cuts.push_back(sel.window.end_ns);
 
   b.lane_nodes.resize(hosts.size());
+  {  // reserve once: growing vectors of millions of nodes/edges doubles their peak memory
+    std::size_t bound = rs.gpu_ops.size(), waits = 0;
+    for (const HostInput& h : hosts) bound += h.cuts.size() + h.consumes.size();
+    for (const Lane& l : tl.lanes) {
+      bound += 2 * (l.segments.size() + l.blocking_syncs.size());
+      waits += l.wait_ranges.size() + l.consumes.size() + l.blocking_syncs.size();
+    }
+    b.g.nodes.reserve(bound);
+    b.extra.reserve(2 * rs.gpu_ops.size() + waits + 16);
+  }
   for (std::uint32_t li = 0; li < hosts.size(); ++li) {
     ReplayLane rl;
     rl.pid = hosts[li].pid;
@@ -219,6 +261,14 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     b.g.lanes.push_back(rl);
     cut_host_lane(b, li, hosts[li]);
   }
+
+  // Each GPU op's launching API call, looked up once.
+  std::vector<std::uint32_t> api_for_op(rs.gpu_ops.size(), kNone);
+  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
+    auto a = api_of.find((static_cast<std::uint64_t>(rs.gpu_ops[i].pid) << 32) | rs.gpu_ops[i].correlation_id);
+    if (a != api_of.end()) api_for_op[i] = static_cast<std::uint32_t>(a->second);
+  }
+  api_index = {};
 
   // ---- GPU lanes: one per (pid, device, stream), ops in start order.
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<std::size_t>> streams;
@@ -250,9 +300,8 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       n.kind = NodeKind::GpuOp;
       n.stage = i < op_stages.size() ? op_stages[i].stage : kLabelOther;
       gpu_node_of[i] = b.add_node(n);
-      auto a = api_of.find((static_cast<std::uint64_t>(op.pid) << 32) | op.correlation_id);
-      if (a != api_of.end()) {
-        const auto& api = rs.api_calls[a->second];
+      if (api_for_op[i] != kNone) {
+        const auto& api = rs.api_calls[api_for_op[i]];
         if (prev_end <= api.start_ns && op.start_ns >= api.start_ns) idle_latencies.push_back(op.start_ns - api.start_ns);
       }
       prev_end = std::max(prev_end, op.end_ns);
@@ -266,26 +315,25 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     for (std::size_t i : ops) {
       const std::uint32_t id = gpu_node_of[i];
       const auto& op = rs.gpu_ops[i];
-      struct Cand { ReplayEdge e; std::int64_t at; };
+      struct Cand { std::uint32_t from; std::int64_t weight; std::int64_t at; };
       std::vector<Cand> c;
-      if (prev != kNone) c.push_back({{prev, 0, false}, b.g.nodes[prev].end_ns});
-      auto a = api_of.find((static_cast<std::uint64_t>(op.pid) << 32) | op.correlation_id);
+      if (prev != kNone) c.push_back({prev, 0, b.g.nodes[prev].end_ns});
       std::uint32_t launch_from = kNone;
-      if (a != api_of.end()) {
-        const auto& api = rs.api_calls[a->second];
+      if (api_for_op[i] != kNone) {
+        const auto& api = rs.api_calls[api_for_op[i]];
         auto h = host_of.find(LaneKey{api.pid, api.tid});
         if (h != host_of.end()) {
           // The node ending at the API call's start: the launch happens right after it.
           launch_from = b.node_ending_at(h->second, api.start_ns);
           if (launch_from != kNone && b.g.nodes[launch_from].end_ns > api.start_ns) launch_from = kNone;
-          if (launch_from != kNone) c.push_back({{launch_from, launch_latency, false}, b.g.nodes[launch_from].end_ns + launch_latency});
+          if (launch_from != kNone) c.push_back({launch_from, launch_latency, b.g.nodes[launch_from].end_ns + launch_latency});
         }
       }
       if (!c.empty()) {
         std::size_t bind = 0;
         for (std::size_t k = 1; k < c.size(); ++k) if (c[k].at > c[bind].at) bind = k;
-        c[bind].e.weight_ns += op.start_ns - c[bind].at;  // exact at factor 1
-        for (const Cand& x : c) b.in[id].push_back(x.e);
+        c[bind].weight += op.start_ns - c[bind].at;  // exact at factor 1
+        for (const Cand& x : c) b.add_edge(id, x.from, x.weight, false);
       }
       prev = id;
     }
@@ -300,8 +348,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     std::sort(v.begin(), v.end(), [&](std::size_t x, std::size_t y) { return rs.gpu_ops[x].end_ns < rs.gpu_ops[y].end_ns; });
   auto launch_time = [&](std::size_t op_index) {
     const auto& op = rs.gpu_ops[op_index];
-    auto a = api_of.find((static_cast<std::uint64_t>(op.pid) << 32) | op.correlation_id);
-    return a == api_of.end() ? op.start_ns : rs.api_calls[a->second].start_ns;
+    return api_for_op[op_index] == kNone ? op.start_ns : rs.api_calls[api_for_op[op_index]].start_ns;
   };
 
   auto add_join = [&](std::uint32_t wait, std::uint32_t from) {
@@ -314,7 +361,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     // source" (weight 0: a wake-up weight measured from a source that ended long before the
     // wait began would pin the wait's end to its recorded time in every replay).
     const bool binding = src_end > w.start_ns;
-    b.in[wait].push_back({from, binding ? w.end_ns - src_end : 0, true});
+    b.add_edge(wait, from, binding ? w.end_ns - src_end : 0, true);
     if (binding) w.base_ns = 0;
     return true;
   };
@@ -408,7 +455,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       const std::uint32_t from = best ? b.node_ending_at(best->first, best->second) : kNone;
       if (from == kNone || from == to) continue;
       if (b.g.nodes[from].end_ns > m.ts_ns + kTolNs) { ++b.g.dropped_backward_edges; continue; }
-      b.in[to].push_back({from, std::min<std::int64_t>(0, m.ts_ns - b.g.nodes[from].end_ns), true});
+      b.add_edge(to, from, std::min<std::int64_t>(0, m.ts_ns - b.g.nodes[from].end_ns), true);
     }
   }
 
@@ -418,11 +465,40 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   if (b.g.window_end_node == kNone || b.g.span_first_node.empty() || b.g.span_first_node.front() == kNone)
     throw InputError("replay: the analysis window is not on the driving thread's timeline");
 
-  // ---- flatten edges.
-  b.g.edge_begin.assign(b.g.nodes.size() + 1, 0);
-  for (std::size_t i = 0; i < b.in.size(); ++i) b.g.edge_begin[i + 1] = b.g.edge_begin[i] + static_cast<std::uint32_t>(b.in[i].size());
-  b.g.edges.reserve(b.g.edge_begin.back());
-  for (auto& v : b.in) b.g.edges.insert(b.g.edges.end(), v.begin(), v.end());
+  streams = {};
+  ops_by_end = {};
+  produce_of = {};
+  consumes_by_ts = {};
+  gpu_node_of = {};
+  api_for_op = {};
+
+  // ---- flatten edges into the CSR of incoming edges: per node, its program-order edge (host
+  // lanes) first, then the others in insertion order (a counting sort: no comparison sort).
+  const std::size_t n = b.g.nodes.size();
+  std::vector<std::uint32_t> po_prev(n, kNone);
+  for (const auto& v : b.lane_nodes)
+    for (std::size_t k = 1; k < v.size(); ++k) po_prev[v[k]] = v[k - 1];
+  b.lane_nodes = {};
+  b.g.edge_begin.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) b.g.edge_begin[i + 1] = po_prev[i] != kNone ? 1u : 0u;
+  for (const ReplayEdge& e : b.extra) b.g.edge_begin[e.to + 1] += 1;
+  for (std::size_t i = 0; i < n; ++i) b.g.edge_begin[i + 1] += b.g.edge_begin[i];
+  b.g.edges.resize(b.g.edge_begin.back());
+  std::vector<std::uint32_t>& fill = po_prev;  // reused: next free slot per node
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t prev = po_prev[i];
+    std::uint32_t at = b.g.edge_begin[i];
+    if (prev != kNone) {
+      ReplayEdge& e = b.g.edges[at++];
+      e.from = prev;
+      e.to = static_cast<std::uint32_t>(i) & 0x7fffffffu;
+      e.weight_ns = b.g.nodes[i].start_ns - b.g.nodes[prev].end_ns;
+      e.join = 0;
+    }
+    fill[i] = at;
+  }
+  for (const ReplayEdge& e : b.extra) b.g.edges[fill[e.to]++] = e;
+  b.extra = {};
   return std::move(b.g);
 }
 

@@ -59,8 +59,10 @@ std::vector<double> work_per_step(const ReplayGraph& g, const Timeline& tl, cons
 
 // Builds the replay graph over the window, checks that the unscaled replay reproduces it, and
 // makes the critical path the basis of r.exposure. Returns why not ("" on success).
-std::string build_critical_path(Report& r, const Timeline& tl, const StepSelection& sel,
-                                const std::vector<GpuOpStage>& op_stages) {
+// The timeline's lanes and the GPU op stages are released once the graph is built (the rest
+// of the analysis needs only tl.stage_names): a 10-million-event profile must fit in 2 GB.
+std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& sel,
+                                std::vector<GpuOpStage>& op_stages) {
   StepSelection s = sel;
   if (s.steps.empty()) {  // no steps: the whole window is one span
     s.steps = {sel.window};
@@ -73,6 +75,12 @@ std::string build_critical_path(Report& r, const Timeline& tl, const StepSelecti
     return e.what();
   }
   if (g->nodes.empty() || g->span_first_node.empty()) return "empty graph";
+  std::vector<double> per_step;
+  if (sel.has_steps) per_step = work_per_step(*g, tl, sel);
+  tl.lanes = {};
+  tl.lane_of = {};
+  op_stages = {};
+  prepare_replay(*g);
   const ReplayResult base = replay(*g, std::vector<double>(tl.stage_names.size(), 1.0));
   const double wall = static_cast<double>(sel.window.end_ns - sel.window.start_ns);
   if (wall <= 0 || std::abs(static_cast<double>(base.window_ns) - wall) > 0.005 * wall) {
@@ -105,7 +113,7 @@ std::string build_critical_path(Report& r, const Timeline& tl, const StepSelecti
   for (double x : e.exposed_ns) sum += x;
   if (sum > 0)
     for (double& x : e.exposed_ns) x *= wall / sum;
-  if (sel.has_steps) r.work_per_step_ns = work_per_step(*g, tl, sel);
+  r.work_per_step_ns = std::move(per_step);
   e.waits = r.driving_view.waits;
   e.bounds = cp.unlinked_waits_on_path > 0;
   r.exposure = std::move(e);
@@ -184,9 +192,9 @@ std::string verdict_line(const std::vector<StageRow>& stages, bool per_step) {
 Report analyze(const format::Profile& profile, const AnalysisOptions& options) {
   const auto& rs = profile.records;
   const StageRules rules = rules_for(profile, options);
-  const Timeline tl = build_timeline(rs, rules);
+  Timeline tl = build_timeline(rs, rules);
   const StepSelection sel = select_steps(tl, options.warmup);
-  const auto op_stages = attribute_gpu_ops(tl);
+  auto op_stages = attribute_gpu_ops(tl);
 
   Report r;
   r.meta = profile.meta;
