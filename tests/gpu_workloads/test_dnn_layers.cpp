@@ -15,6 +15,7 @@
 #include "amdahl/dnn/pooling.hpp"
 #include "gpu_test_util.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -158,32 +159,58 @@ BnRef bn_reference(Shape4 s, const std::vector<double>& x, const std::vector<dou
   return r;
 }
 
-void run_bn_case(Precision p, Shape4 s, double tol) {
+// The layer's forward (optionally fused with ReLU or residual add + ReLU) and backward against
+// bn_reference. With an activation, the reference output is max(y + residual, 0) and the
+// backward's incoming gradient is masked by the GPU's own output (as the layer promises), so a
+// rounding difference right at 0 cannot flip the mask between the two.
+void run_bn_case(Precision p, Shape4 s, double tol,
+                 dnn::BnActivation act = dnn::BnActivation::none) {
   dnn::Context ctx(p);
   const double eps = 1e-5;
   dnn::BatchNorm bn(ctx, s, eps, 0.1);
-  INFO("precision " << dnn::to_string(p) << ", batch norm on " << s.str());
-  const std::size_t C = static_cast<std::size_t>(s.c);
+  INFO("precision " << dnn::to_string(p) << ", batch norm on " << s.str() << ", activation "
+                    << static_cast<int>(act));
+  const std::size_t C = static_cast<std::size_t>(s.c), M = s.count() / C;
   auto x_d = upload(ctx, random_vector(s.count(), 11, -2.f, 3.f));
   auto dy_d = upload(ctx, random_vector(s.count(), 12));
+  auto res_d = upload(ctx, random_vector(s.count(), 15, -1.f, 1.f));
   const auto gamma = random_vector(C, 13, 0.5f, 1.5f), beta = random_vector(C, 14);
   dnn::DeviceBuffer g_d(C * 4), b_d(C * 4), dg_d(C * 4), db_d(C * 4);
   upload_f32(ctx, gamma, g_d.as<float>());
   upload_f32(ctx, beta, b_d.as<float>());
   const auto x = download(ctx, x_d.get(), s.count());
   const auto dy = download(ctx, dy_d.get(), s.count());
-  const BnRef ref = bn_reference(s, to_double(x), to_double(gamma), to_double(beta), to_double(dy), eps);
+  const auto res = download(ctx, res_d.get(), s.count());
 
   const std::size_t esz = dnn::dtype_size(ctx.act_type());
   dnn::DeviceBuffer y_d(s.count() * esz), dx_d(s.count() * esz);
-  bn.forward_train(x_d.get(), y_d.get(), g_d.as<float>(), b_d.as<float>());
-  bn.backward(x_d.get(), dy_d.get(), dx_d.get(), g_d.as<float>(), dg_d.as<float>(), db_d.as<float>());
-  CHECK_CLOSE(compare("bn forward y", download(ctx, y_d.get(), s.count()), ref.y, tol));
+  bn.forward_train(x_d.get(), y_d.get(), g_d.as<float>(), b_d.as<float>(), act, res_d.get());
+  const auto y_gpu = download(ctx, y_d.get(), s.count());
+  const bool relu = act != dnn::BnActivation::none;
+  std::vector<double> dy_eff = to_double(dy);
+  if (relu)
+    for (std::size_t i = 0; i < dy_eff.size(); ++i)
+      if (!(y_gpu[i] > 0.f)) dy_eff[i] = 0;
+  const BnRef ref = bn_reference(s, to_double(x), to_double(gamma), to_double(beta), dy_eff, eps);
+  std::vector<double> y_want = ref.y;
+  if (act == dnn::BnActivation::add_relu)
+    for (std::size_t i = 0; i < y_want.size(); ++i) y_want[i] += res[i];
+  if (relu)
+    for (double& v : y_want) v = std::max(v, 0.0);
+
+  bn.backward(x_d.get(), dy_d.get(), dx_d.get(), g_d.as<float>(), dg_d.as<float>(), db_d.as<float>(),
+              relu ? y_d.get() : nullptr);
+  CHECK_CLOSE(compare("bn forward y", y_gpu, y_want, tol));
   CHECK_CLOSE(compare("bn saved mean", download_f32(ctx, bn.saved_mean(), C), ref.mean, tol));
   CHECK_CLOSE(compare("bn saved inverse std 1/sqrt(var+eps)", download_f32(ctx, bn.saved_inv_std(), C), ref.inv_std, tol));
-  std::vector<double> running_mean(ref.mean);
+  std::vector<double> running_mean(ref.mean), running_var(C);
   for (double& v : running_mean) v *= 0.1;  // 0.9 * 0 + 0.1 * batch mean
+  for (std::size_t c = 0; c < C; ++c) {     // 0.9 * 1 + 0.1 * unbiased batch variance
+    const double var = 1.0 / (ref.inv_std[c] * ref.inv_std[c]) - eps;
+    running_var[c] = 0.9 + 0.1 * var * static_cast<double>(M) / static_cast<double>(M - 1);
+  }
   CHECK_CLOSE(compare("bn running mean after one step (momentum 0.1)", download_f32(ctx, bn.running_mean(), C), running_mean, tol));
+  CHECK_CLOSE(compare("bn running var after one step (momentum 0.1, unbiased)", download_f32(ctx, bn.running_var(), C), running_var, tol));
   CHECK_CLOSE(compare("bn backward dx", download(ctx, dx_d.get(), s.count()), ref.dx, tol));
   CHECK_CLOSE(compare("bn backward dgamma", download_f32(ctx, dg_d.as<float>(), C), ref.dgamma, tol));
   CHECK_CLOSE(compare("bn backward dbeta", download_f32(ctx, db_d.as<float>(), C), ref.dbeta, tol));
@@ -243,6 +270,22 @@ TEST_CASE("batch norm matches a double-precision reference") {
   run_bn_case(Precision::fp32, Shape4{8, 7, 7, 64}, 1e-4);
   run_bn_case(Precision::fp16, Shape4{8, 7, 7, 64}, 2e-2);
   run_bn_case(Precision::bf16, Shape4{8, 7, 7, 64}, 5e-2);
+  // Many row slices (partial sums combined across blocks), wide channel tiles, scalar loads for
+  // a channel count that is not a multiple of the 16-byte vector.
+  run_bn_case(Precision::fp32, Shape4{16, 14, 14, 256}, 1e-4);
+  run_bn_case(Precision::fp16, Shape4{16, 14, 14, 256}, 2e-2);
+  run_bn_case(Precision::fp16, Shape4{4, 5, 5, 12}, 2e-2);
+  run_bn_case(Precision::tf32, Shape4{2, 3, 3, 36}, 1e-4);
+}
+
+TEST_CASE("batch norm fused with ReLU and with residual add + ReLU (forward and backward)") {
+  using A = dnn::BnActivation;
+  run_bn_case(Precision::fp32, Shape4{8, 7, 7, 64}, 1e-4, A::relu);
+  run_bn_case(Precision::fp32, Shape4{4, 3, 5, 6}, 1e-4, A::add_relu);
+  run_bn_case(Precision::fp16, Shape4{8, 7, 7, 64}, 2e-2, A::relu);
+  run_bn_case(Precision::fp16, Shape4{8, 7, 7, 64}, 2e-2, A::add_relu);
+  run_bn_case(Precision::bf16, Shape4{8, 7, 7, 64}, 5e-2, A::add_relu);
+  run_bn_case(Precision::fp32, Shape4{16, 14, 14, 256}, 1e-4, A::add_relu);
 }
 
 TEST_CASE("fully connected layer matches a double-precision reference") {

@@ -129,15 +129,20 @@ void ResNet::init_parameters() {
 
 void ResNet::unit_forward(Unit& u, const void* x, const void* residual) {
   u.conv->forward(x, params_.value(u.w), u.c.data());
-  u.bn->forward_train(u.c.data(), u.a.data(), params_.fp32(u.gamma), params_.fp32(u.beta));
-  if (u.act == Act::relu) dnn::relu_forward(ctx_, u.a.data(), u.a.count());
-  if (u.act == Act::add_relu) dnn::add_relu_forward(ctx_, u.a.data(), residual, u.a.count());
+  // BN, ReLU and the residual join run as one fused kernel (no separate activation pass).
+  const dnn::BnActivation act = u.act == Act::relu       ? dnn::BnActivation::relu
+                                : u.act == Act::add_relu ? dnn::BnActivation::add_relu
+                                                         : dnn::BnActivation::none;
+  u.bn->forward_train(u.c.data(), u.a.data(), params_.fp32(u.gamma), params_.fp32(u.beta), act,
+                      residual);
 }
 
 void ResNet::unit_backward(Unit& u, const void* x, void* dy, void* dx, float beta) {
-  if (u.act != Act::none) dnn::relu_backward(ctx_, u.a.data(), dy, u.a.count());
+  // A block's last unit masks dy in place: the masked gradient also feeds the shortcut. A plain
+  // ReLU unit lets the BN backward apply the mask itself (one pass less over dy).
+  if (u.act == Act::add_relu) dnn::relu_backward(ctx_, u.a.data(), dy, u.a.count());
   u.bn->backward(u.c.data(), dy, u.dc.data(), params_.fp32(u.gamma), params_.fp32_grad(u.gamma),
-                 params_.fp32_grad(u.beta));
+                 params_.fp32_grad(u.beta), u.act == Act::relu ? u.a.data() : nullptr);
   u.conv->backward_filter(x, u.dc.data(), params_.grad(u.w));
   if (dx != nullptr) u.conv->backward_data(u.dc.data(), params_.value(u.w), dx, beta);
 }
