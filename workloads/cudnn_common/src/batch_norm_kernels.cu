@@ -93,6 +93,37 @@ __global__ void bn_fwd_stats_kernel(const T* __restrict__ x, long long M, int C,
   block_reduce_write<V>(s, q, c0, C, partial);
 }
 
+// Finalize kernels run with blockDim (32 channels, kFinRows): the kFinRows rows of threads split
+// the gy partial sums of their channel (a few loads each, so a deep gy costs no long serial
+// chain), sum in double, and reduce through shared memory; returns the totals to threadIdx.y 0.
+constexpr int kFinRows = 32;
+
+__device__ __forceinline__ void sum_partials(const float* __restrict__ partial, int gy, int C,
+                                             int c, double& s, double& q) {
+  __shared__ double sh_s[kFinRows][32], sh_q[kFinRows][32];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  double a = 0, b = 0;
+  if (c < C) {
+#pragma unroll 4
+    for (int i = ty; i < gy; i += kFinRows) {
+      a += partial[static_cast<std::size_t>(i) * C + c];
+      b += partial[static_cast<std::size_t>(gy + i) * C + c];
+    }
+  }
+  sh_s[ty][tx] = a;
+  sh_q[ty][tx] = b;
+  __syncthreads();
+  for (int stride = kFinRows / 2; stride > 0; stride >>= 1) {
+    if (ty < stride) {
+      sh_s[ty][tx] += sh_s[ty + stride][tx];
+      sh_q[ty][tx] += sh_q[ty + stride][tx];
+    }
+    __syncthreads();
+  }
+  s = sh_s[0][tx];
+  q = sh_q[0][tx];
+}
+
 template <class T>
 __global__ void bn_fwd_finalize_kernel(const T* __restrict__ x, const float* __restrict__ partial,
                                        int gy, long long M, int C, double eps, double momentum,
@@ -101,12 +132,9 @@ __global__ void bn_fwd_finalize_kernel(const T* __restrict__ x, const float* __r
                                        float* running_var, float* save_mean, float* save_inv,
                                        float* scale_shift) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= C) return;
   double s = 0, q = 0;
-  for (int i = 0; i < gy; ++i) {
-    s += partial[static_cast<std::size_t>(i) * C + c];
-    q += partial[static_cast<std::size_t>(gy + i) * C + c];
-  }
+  sum_partials(partial, gy, C, c, s, q);
+  if (c >= C || threadIdx.y != 0) return;
   const double m = static_cast<double>(M);
   const double ms = s / m;
   double var = q / m - ms * ms;
@@ -201,12 +229,9 @@ __global__ void bn_bwd_finalize_kernel(const float* __restrict__ partial, int gy
                                        const float* __restrict__ save_inv, float* dgamma,
                                        float* dbeta, float* coef) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= C) return;
   double s = 0, q = 0;
-  for (int i = 0; i < gy; ++i) {
-    s += partial[static_cast<std::size_t>(i) * C + c];
-    q += partial[static_cast<std::size_t>(gy + i) * C + c];
-  }
+  sum_partials(partial, gy, C, c, s, q);
+  if (c >= C || threadIdx.y != 0) return;
   const double inv = save_inv[c];
   const double dg = q * inv;
   dgamma[c] = static_cast<float>(dg);
@@ -312,7 +337,7 @@ void bn_forward_launch(const BnForwardArgs& a, const BnGeometry& g, cudaStream_t
       constexpr int V = decltype(vc)::value;
       bn_fwd_stats_kernel<T, V><<<grid, block, reduce_smem(g), stream>>>(x, M, C, a.partial);
       AMDAHL_CHECK_LAUNCH();
-      bn_fwd_finalize_kernel<T><<<(C + 255) / 256, 256, 0, stream>>>(
+      bn_fwd_finalize_kernel<T><<<(C + 31) / 32, dim3(32, kFinRows), 0, stream>>>(
           x, a.partial, g.gy, M, C, a.eps, a.momentum, a.gamma, a.beta, a.running_mean,
           a.running_var, a.save_mean, a.save_inv_std, a.scale_shift);
       AMDAHL_CHECK_LAUNCH();
@@ -345,7 +370,7 @@ void bn_backward_launch(const BnBackwardArgs& a, const BnGeometry& g, cudaStream
         bn_bwd_stats_kernel<T, V, R><<<grid, block, reduce_smem(g), stream>>>(
             x, dy, yr, a.save_mean, M, C, a.partial);
         AMDAHL_CHECK_LAUNCH();
-        bn_bwd_finalize_kernel<<<(C + 255) / 256, 256, 0, stream>>>(
+        bn_bwd_finalize_kernel<<<(C + 31) / 32, dim3(32, kFinRows), 0, stream>>>(
             a.partial, g.gy, M, C, a.gamma, a.save_inv_std, a.dgamma, a.dbeta, a.coef);
         AMDAHL_CHECK_LAUNCH();
         bn_dx_kernel<T, V, R><<<grid, block, 0, stream>>>(x, dy, yr, a.save_mean, a.coef,
