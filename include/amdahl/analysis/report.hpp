@@ -68,8 +68,9 @@ struct Report {
   // Work per analysed step, per stage (not `other`): host and GPU work in the window, except
   // on producer threads (lanes with `produce` marks), whose work is counted per item: from the
   // produce before the first item consumed in the window to the produce of the last one (so a
-  // loader running ahead of the window is counted for the items the window used). What
-  // `validate` compares between runs. Empty without a graph or steps.
+  // loader running ahead of the window is counted for the items the window used). Host work
+  // is divided by the number of threads that did it (4 loaders instead of 1 read as a 4x faster
+  // stage). What `validate` compares between runs. Empty without a graph or steps.
   std::vector<double> work_per_step_ns;
   GpuSummary gpu;
   std::string verdict;
