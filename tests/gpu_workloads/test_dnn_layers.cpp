@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -79,9 +80,14 @@ ConvRef conv_reference(const dnn::ConvSpec& sp, Shape4 out, const std::vector<fl
   return r;
 }
 
-void run_conv_case(Precision p, dnn::ConvSpec sp, double tol) {
+void run_conv_case(Precision p, dnn::ConvSpec sp, double tol, bool expect_plans = false) {
   dnn::Context ctx(p);
   dnn::Conv2d conv(ctx, sp);
+  if (expect_plans) {
+    CHECK_MESSAGE(conv.algos().fwd_plan != nullptr, "no backend engine plan for the forward pass");
+    CHECK_MESSAGE(conv.algos().bwd_data_plan != nullptr, "no backend engine plan for backward-data");
+    CHECK_MESSAGE(conv.algos().bwd_filter_plan != nullptr, "no backend engine plan for backward-filter");
+  }
   const Shape4 out = conv.output_shape();
   INFO("precision " << dnn::to_string(p) << ", conv input " << sp.input.str() << " k="
                     << sp.out_channels << " kernel=" << sp.kernel << " stride=" << sp.stride
@@ -230,6 +236,18 @@ TEST_CASE("conv2d in tf32, fp16 and bf16 stays within the storage type's precisi
   run_conv_case(Precision::tf32, sp, 5e-3);
   run_conv_case(Precision::fp16, sp, 1e-2);
   run_conv_case(Precision::bf16, sp, 4e-2);
+}
+
+TEST_CASE("conv2d through forced cuDNN backend engine plans (AMDAHL_CONV_ENGINES=force)") {
+  // The plans only serve calls with beta = 0; backward-data with beta = 1 stays on the legacy
+  // algorithm, so run_conv_case checks both paths side by side.
+  ::setenv("AMDAHL_CONV_ENGINES", "force", 1);
+  run_conv_case(Precision::fp32, dnn::ConvSpec{Shape4{2, 7, 6, 8}, 16, 3, 2, 1, true}, 1e-4, true);
+  run_conv_case(Precision::fp32, dnn::ConvSpec{Shape4{3, 4, 4, 16}, 8, 1, 1, 0, true}, 1e-4, true);
+  run_conv_case(Precision::tf32, dnn::ConvSpec{Shape4{2, 8, 8, 16}, 32, 3, 2, 1, true}, 5e-3, true);
+  run_conv_case(Precision::fp16, dnn::ConvSpec{Shape4{2, 8, 8, 16}, 32, 3, 2, 1, true}, 1e-2, true);
+  run_conv_case(Precision::bf16, dnn::ConvSpec{Shape4{2, 8, 8, 16}, 32, 1, 1, 0, true}, 4e-2, true);
+  ::unsetenv("AMDAHL_CONV_ENGINES");
 }
 
 TEST_CASE("CPU batch-norm backward reference agrees with finite differences") {

@@ -3,7 +3,11 @@
 #include "amdahl/dnn/conv2d.hpp"
 
 #include "amdahl/dnn/check.hpp"
+#include "conv_engines.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -39,6 +43,32 @@ const Perf& pick(const std::vector<Perf>& perfs, int returned, bool strict_fp32,
   if (best == nullptr)
     throw DnnError(std::string("cuDNN found no usable ") + pass + " algorithm for conv " + key);
   return *best;
+}
+
+// AMDAHL_CONV_ENGINES: unset/0 = legacy cudnnFind only; 1 = also search backend engines and
+// use one where it is faster; force = use the best engine plan even when slower (for tests).
+enum class EngineMode { off, on, force };
+EngineMode engine_mode() {
+  const char* v = std::getenv("AMDAHL_CONV_ENGINES");
+  if (v == nullptr) return EngineMode::off;
+  if (std::strcmp(v, "1") == 0) return EngineMode::on;
+  if (std::strcmp(v, "force") == 0) return EngineMode::force;
+  return EngineMode::off;
+}
+
+// The backend engine plan for one pass when it beats the legacy algorithm's time, else null.
+// Any cuDNN failure in the search means "no plan" (the legacy algorithm stays), with a note.
+std::shared_ptr<const detail::EnginePlan> better_engine(Context& ctx, detail::ConvPass pass,
+                                                        const detail::ConvGeometry& g,
+                                                        float legacy_ms, const std::string& key) {
+  try {
+    auto plan = detail::search_conv_engine(ctx.cudnn(), ctx.stream(), pass, g, kMaxAlgoWorkspace);
+    if (plan && (engine_mode() == EngineMode::force || plan->ms() < legacy_ms)) return std::shared_ptr<const detail::EnginePlan>(std::move(plan));
+  } catch (const DnnError& e) {
+    std::fprintf(stderr, "amdahl_dnn: note: engine search for conv %s failed, keeping cudnnFind's choice: %s\n",
+                 key.c_str(), e.what());
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -95,7 +125,9 @@ Conv2d::Conv2d(Context& ctx, const ConvSpec& spec) : ctx_(ctx), spec_(spec) {
   algos_.fwd = f.algo;
   algos_.fwd_math = strict ? CUDNN_FMA_MATH : f.mathType;
   algos_.workspace = f.memory;
+  const float fwd_ms = f.time;
   // Backward data.
+  float bwd_data_ms = 0.f;
   if (spec.need_dgrad) {
     AMDAHL_CUDNN(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count));
     std::vector<cudnnConvolutionBwdDataAlgoPerf_t> bd(static_cast<std::size_t>(max_count));
@@ -106,6 +138,7 @@ Conv2d::Conv2d(Context& ctx, const ConvSpec& spec) : ctx_(ctx), spec_(spec) {
     algos_.bwd_data = b.algo;
     algos_.bwd_data_math = strict ? CUDNN_FMA_MATH : b.mathType;
     algos_.workspace = std::max(algos_.workspace, b.memory);
+    bwd_data_ms = b.time;
   }
   // Backward filter.
   AMDAHL_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max_count));
@@ -117,6 +150,17 @@ Conv2d::Conv2d(Context& ctx, const ConvSpec& spec) : ctx_(ctx), spec_(spec) {
   algos_.bwd_filter = w.algo;
   algos_.bwd_filter_math = strict ? CUDNN_FMA_MATH : w.mathType;
   algos_.workspace = std::max(algos_.workspace, w.memory);
+
+  if (engine_mode() != EngineMode::off) {
+    const detail::ConvGeometry g{in, out_, spec.kernel, spec.stride, spec.pad, t, ctx.precision()};
+    algos_.fwd_plan = better_engine(ctx, detail::ConvPass::fwd, g, fwd_ms, key);
+    if (spec.need_dgrad)
+      algos_.bwd_data_plan = better_engine(ctx, detail::ConvPass::bwd_data, g, bwd_data_ms, key);
+    algos_.bwd_filter_plan = better_engine(ctx, detail::ConvPass::bwd_filter, g, w.time, key);
+    for (const auto* p : {algos_.fwd_plan.get(), algos_.bwd_data_plan.get(),
+                          algos_.bwd_filter_plan.get()})
+      if (p != nullptr) algos_.workspace = std::max(algos_.workspace, p->workspace());
+  }
 
   ctx.reserve_workspace(algos_.workspace);
   std::lock_guard lock(cache_mutex());
@@ -137,7 +181,7 @@ std::string Conv2d::cache_key() const {
   return spec_.input.str() + " k=" + std::to_string(spec_.out_channels) + " r=" +
          std::to_string(spec_.kernel) + " s=" + std::to_string(spec_.stride) + " p=" +
          std::to_string(spec_.pad) + " dgrad=" + std::to_string(spec_.need_dgrad) + " " +
-         to_string(ctx_.precision());
+         to_string(ctx_.precision()) + " engines=" + std::to_string(static_cast<int>(engine_mode()));
 }
 
 void Conv2d::set_math(cudnnMathType_t m) const {
@@ -145,6 +189,10 @@ void Conv2d::set_math(cudnnMathType_t m) const {
 }
 
 void Conv2d::forward(const void* x, const void* w, void* y, float beta) const {
+  if (algos_.fwd_plan && beta == 0.f) {
+    algos_.fwd_plan->execute(ctx_.cudnn(), x, w, y, ctx_.workspace());
+    return;
+  }
   const float alpha = 1.f;
   set_math(algos_.fwd_math);
   AMDAHL_CUDNN(cudnnConvolutionForward(ctx_.cudnn(), &alpha, x_desc_.get(), x, w_desc_, w,
@@ -154,6 +202,10 @@ void Conv2d::forward(const void* x, const void* w, void* y, float beta) const {
 
 void Conv2d::backward_data(const void* dy, const void* w, void* dx, float beta) const {
   if (!spec_.need_dgrad) throw DnnError("Conv2d::backward_data on a layer built without dgrad");
+  if (algos_.bwd_data_plan && beta == 0.f) {
+    algos_.bwd_data_plan->execute(ctx_.cudnn(), dy, w, dx, ctx_.workspace());
+    return;
+  }
   const float alpha = 1.f;
   set_math(algos_.bwd_data_math);
   AMDAHL_CUDNN(cudnnConvolutionBackwardData(ctx_.cudnn(), &alpha, w_desc_, w, y_desc_.get(), dy,
@@ -162,6 +214,10 @@ void Conv2d::backward_data(const void* dy, const void* w, void* dx, float beta) 
 }
 
 void Conv2d::backward_filter(const void* x, const void* dy, void* dw, float beta) const {
+  if (algos_.bwd_filter_plan && beta == 0.f) {
+    algos_.bwd_filter_plan->execute(ctx_.cudnn(), x, dy, dw, ctx_.workspace());
+    return;
+  }
   const float alpha = 1.f;
   set_math(algos_.bwd_filter_math);
   AMDAHL_CUDNN(cudnnConvolutionBackwardFilter(ctx_.cudnn(), &alpha, x_desc_.get(), x,

@@ -1,6 +1,9 @@
 // 2-D convolution (NHWC activations, KRSC filters) with forward, backward-data and backward-filter
 // through cuDNN. Algorithms are chosen once, at construction, by timing them (cudnnFind*) and are
 // cached per layer shape for the whole process; the context's workspace is grown to fit them.
+// AMDAHL_CONV_ENGINES=1 also times every backend engine config of each pass (as PyTorch's
+// cudnn.benchmark does) and uses the fastest one when it beats the legacy algorithm
+// (AMDAHL_CONV_ENGINES=force: always, when one exists; for tests).
 #pragma once
 
 #include "amdahl/dnn/context.hpp"
@@ -9,9 +12,14 @@
 #include <cudnn.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 namespace amdahl::dnn {
+
+namespace detail {
+class EnginePlan;  // conv_engines.hpp (internal)
+}
 
 struct ConvSpec {
   Shape4 input;       // n, h, w, c
@@ -29,6 +37,9 @@ struct ConvAlgos {
   cudnnConvolutionBwdFilterAlgo_t bwd_filter{};
   cudnnMathType_t fwd_math{}, bwd_data_math{}, bwd_filter_math{};
   std::size_t workspace = 0;
+  // With AMDAHL_CONV_ENGINES=1: backend-API engine plans that timed faster than the legacy
+  // algorithm of the same pass (null otherwise); used for calls with beta = 0.
+  std::shared_ptr<const detail::EnginePlan> fwd_plan, bwd_data_plan, bwd_filter_plan;
 };
 
 class Conv2d {
