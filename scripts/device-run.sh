@@ -65,4 +65,9 @@ for b in profiles resnet50 workloads overhead torch kineto dataloader; do
   fi
 done
 echo "== done in $(( $(date +%s) - t0 )) s"
-tar -C "$OUT" -czf "$OUT/results.tar.gz" results 2>/dev/null && rm -rf "$OUT/results"
+# One tarball per result folder (the device tool returns at most 8 files of 16 MiB each).
+for d in "$OUT/results"/*/; do
+  [ -d "$d" ] && tar -C "$OUT/results" -czf "$OUT/results-$(basename "$d").tar.gz" "$(basename "$d")"
+done
+tar -C "$OUT/results" -czf "$OUT/results-logs.tar.gz" --exclude='*/*' . 2>/dev/null
+rm -rf "$OUT/results"
