@@ -1,6 +1,8 @@
 // Shared plumbing of `amdahl report` / `amdahl whatif`: options, loading, analysing, output.
 #include "report_options.hpp"
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -43,6 +45,10 @@ analysis::Report load_and_analyze(const ReportOptions& opt) {
     ss << in.rdbuf();
     ao.user_rules = analysis::parse_stage_rules(ss.str(), opt.stages);
   }
+  // Large blocks (timeline lanes, graph arrays) go straight to mmap and back to the system
+  // when freed: glibc's adaptive threshold would otherwise keep the freed timeline in the heap
+  // while the replay allocates anew (a 10-million-event profile must fit in 2 GB).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   const format::Profile profile = format::load_profile(opt.profile);
   return analysis::analyze(profile, ao);
 }

@@ -35,7 +35,7 @@ struct Pair {
   double improved_ms;            // its cost in the improved run (or the improved loader count)
 };
 
-constexpr int kSteps = 16;
+constexpr int kSteps = 24;
 constexpr int kWarmup = 3;
 
 std::vector<std::string> command(const Pair& p, bool improved) {
