@@ -77,19 +77,28 @@ struct Builder {
   }
 };
 
-// Cuts one host thread into nodes between consecutive cut points.
-void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
+// Completes a host thread's cut points (its segments' and blocking syncs' ends; API calls,
+// marks and waits are already in), sorted and unique: the lane gets cuts.size() - 1 nodes plus
+// one per consume.
+void prepare_cuts(const Builder& b, HostInput& h) {
   const Lane* tl_lane = h.timeline_lane == kNone ? nullptr : &b.tl.lanes[h.timeline_lane];
   std::vector<std::int64_t>& cuts = h.cuts;
-  std::vector<Interval> syncs;
   if (tl_lane) {
+    cuts.reserve(cuts.size() + 2 * (tl_lane->segments.size() + tl_lane->blocking_syncs.size()));
     for (const Segment& s : tl_lane->segments) { cuts.push_back(s.start_ns); cuts.push_back(s.end_ns); }
-    syncs = tl_lane->blocking_syncs;
+    for (const Interval& s : tl_lane->blocking_syncs) { cuts.push_back(s.start_ns); cuts.push_back(s.end_ns); }
   }
-  for (const Interval& s : syncs) { cuts.push_back(s.start_ns); cuts.push_back(s.end_ns); }
-  // (API calls' own start and end are already cut points: build_replay_graph adds them.)
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  cuts.shrink_to_fit();
+}
+
+// Cuts one host thread into nodes between consecutive cut points (prepare_cuts first).
+void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
+  const Lane* tl_lane = h.timeline_lane == kNone ? nullptr : &b.tl.lanes[h.timeline_lane];
+  const std::vector<std::int64_t>& cuts = h.cuts;
+  static const std::vector<Interval> kNoSyncs;
+  const std::vector<Interval>& syncs = tl_lane ? tl_lane->blocking_syncs : kNoSyncs;
   std::sort(h.apis.begin(), h.apis.end(), [](const Interval& x, const Interval& y) { return x.start_ns < y.start_ns; });
 
   auto inside = [](const std::vector<Interval>& v, std::int64_t t) {
@@ -242,14 +251,14 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   hosts[drv_host].cuts.push_back(sel.window.end_ns);
 
   b.lane_nodes.resize(hosts.size());
-  {  // reserve once: growing vectors of millions of nodes/edges doubles their peak memory
-    std::size_t bound = rs.gpu_ops.size(), waits = 0;
-    for (const HostInput& h : hosts) bound += h.cuts.size() + h.consumes.size();
-    for (const Lane& l : tl.lanes) {
-      bound += 2 * (l.segments.size() + l.blocking_syncs.size());
-      waits += l.wait_ranges.size() + l.consumes.size() + l.blocking_syncs.size();
+  {  // reserve once, exactly: growing vectors of millions of nodes/edges doubles their peak
+    std::size_t count = rs.gpu_ops.size(), waits = 0;
+    for (HostInput& h : hosts) {
+      prepare_cuts(b, h);
+      count += (h.cuts.empty() ? 0 : h.cuts.size() - 1) + h.consumes.size();
     }
-    b.g.nodes.reserve(bound);
+    for (const Lane& l : tl.lanes) waits += l.wait_ranges.size() + l.consumes.size() + l.blocking_syncs.size();
+    b.g.nodes.reserve(count);
     b.extra.reserve(2 * rs.gpu_ops.size() + waits + 16);
   }
   for (std::uint32_t li = 0; li < hosts.size(); ++li) {
