@@ -10,6 +10,8 @@ endif()
 add_library(amdahl_collector SHARED
   ${CMAKE_CURRENT_LIST_DIR}/src/collector_core.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/part_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/flusher.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/crash_handler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/nvtx_injection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/proc_info.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/wide_text.cpp

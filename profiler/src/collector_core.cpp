@@ -50,10 +50,16 @@ std::atomic<ThreadState*> g_threads[kMaxThreads];
 std::atomic<std::uint64_t> g_dropped_ranges{0};
 std::atomic<std::uint64_t> g_dropped_marks{0};
 std::atomic<std::int64_t> g_bytes_in_use{0};
+std::atomic<std::uint64_t> g_range_ends{0};    // successful nvtxRangeEnd calls
+std::atomic<std::uint64_t> g_diag_changes{0};  // count_diagnostic calls
 std::int64_t g_bytes_budget = std::int64_t{1024} << 20;
 
 thread_local ThreadState* t_state = nullptr;
 thread_local std::uint64_t t_tid = 0;
+// The forking thread's open push ranges, kept by fork_child for the child's first
+// registration of that thread (registering from the atfork handler would start the flusher
+// there).
+thread_local std::vector<StackEntry>* t_inherited = nullptr;
 
 Core& core() noexcept { return *g_core; }
 
@@ -91,8 +97,14 @@ ThreadState* register_thread() noexcept {
     count_diagnostic("collector.threads_dropped");
     return nullptr;
   }
+  if (t_inherited != nullptr) {
+    ts->stack = std::move(*t_inherited);
+    delete t_inherited;
+    t_inherited = nullptr;
+  }
   t_state = ts;
   t_tid = ts->tid;
+  ensure_flusher();
   return ts;
 }
 
@@ -127,14 +139,18 @@ void fork_child() noexcept {
   Core& c = core();
   // The parent's open push ranges on this thread still balance the child's pops, but belong
   // to the parent's part.
-  std::vector<StackEntry> inherited;
-  if (t_state != nullptr) {
-    try {
-      inherited = t_state->stack;
-    } catch (...) {
-      inherited.clear();
+  delete t_inherited;
+  t_inherited = nullptr;
+  if (t_state != nullptr && !t_state->stack.empty()) {
+    t_inherited = new (std::nothrow) std::vector<StackEntry>();
+    if (t_inherited != nullptr) {
+      try {
+        *t_inherited = t_state->stack;
+      } catch (...) {
+        t_inherited->clear();
+      }
+      for (auto& e : *t_inherited) e = StackEntry{-1, nullptr, e.domain, -1};
     }
-    for (auto& e : inherited) e = StackEntry{-1, nullptr, e.domain, -1};
   }
   const std::uint32_t n = g_thread_count.load(std::memory_order_relaxed);
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -157,12 +173,10 @@ void fork_child() noexcept {
     c.part_path.clear();
   }
   reset_write_state();
-  if (!inherited.empty()) {
-    if (ThreadState* ts = thread_state()) ts->stack = std::move(inherited);
-  }
+  flusher_after_fork_child();
 }
 
-void at_exit_handler() { write_part_now(); }
+void at_exit_handler() { write_part(WriteKind::Exit); }
 
 __attribute__((constructor)) void collector_load() noexcept {
   g_core = new (std::nothrow) Core();
@@ -189,11 +203,14 @@ __attribute__((constructor)) void collector_load() noexcept {
     }
   }
   ::pthread_atfork(fork_prepare, fork_parent, fork_child);
-  if (g_enabled) std::atexit(at_exit_handler);
+  if (g_enabled) {
+    std::atexit(at_exit_handler);
+    install_crash_handlers();
+  }
 }
 
 __attribute__((destructor)) void collector_unload() noexcept {
-  if (g_enabled) write_part_now();
+  if (g_enabled) write_part(WriteKind::Exit);
 }
 
 }  // namespace
@@ -313,6 +330,7 @@ int pop_range(ThreadState* ts, format::StrId domain) noexcept {
     return -1;
   }
   const StackEntry e = st[i - 1];
+  ts->pops.store(ts->pops.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (e.rec != nullptr) {
     e.rec->end_tid.store(static_cast<std::uint32_t>(ts->tid), std::memory_order_relaxed);
     e.rec->end_ns.store(t, std::memory_order_release);
@@ -372,6 +390,7 @@ void end_range(std::uint64_t id) noexcept {
     return;
   }
   r->end_tid.store(static_cast<std::uint32_t>(current_tid()), std::memory_order_release);
+  g_range_ends.fetch_add(1, std::memory_order_relaxed);
 }
 
 void add_mark(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
@@ -480,6 +499,38 @@ std::vector<PartHook> hooks_snapshot() noexcept {
 
 std::mutex& write_mutex() noexcept { return core().write_mu; }
 
+std::mutex* core_lock(int i) noexcept {
+  Core& c = core();
+  std::mutex* locks[kCoreLocks] = {&c.write_mu, &c.registry_mu, &c.strings_mu,
+                                   &c.diag_mu,  &c.misc_mu,     &c.hooks_mu};
+  return i >= 0 && i < kCoreLocks ? locks[i] : nullptr;
+}
+
+std::uint64_t activity_count() noexcept {
+  std::uint64_t sum = g_range_ends.load(std::memory_order_relaxed) +
+                      g_diag_changes.load(std::memory_order_relaxed) +
+                      g_dropped_ranges.load(std::memory_order_relaxed) +
+                      g_dropped_marks.load(std::memory_order_relaxed);
+  const std::uint32_t n = thread_count();
+  sum += n;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (const ThreadState* ts = thread_at(i)) {
+      sum += ts->ranges.published() + ts->marks.published() +
+             ts->pops.load(std::memory_order_relaxed);
+    }
+  }
+  return sum;
+}
+
+bool have_part_hooks() noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(core().hooks_mu);
+    return !core().hooks.empty();
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace detail
 
 // --- the exported interface (collector_core.hpp) --------------------------------------------
@@ -506,6 +557,7 @@ void count_diagnostic(std::string_view key, std::uint64_t n) noexcept {
   auto& c = detail::core();
   try {
     std::lock_guard<std::mutex> lock(c.diag_mu);
+    detail::g_diag_changes.fetch_add(1, std::memory_order_relaxed);
     auto it = c.diags.find(key);
     if (it == c.diags.end()) {
       c.diags.emplace(std::string(key), n);

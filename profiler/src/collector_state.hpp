@@ -72,6 +72,9 @@ struct ThreadState {
   ChunkedBuffer<LocalRange> ranges;
   ChunkedBuffer<LocalMark> marks;
   std::vector<StackEntry> stack;  // owner thread only
+  // Pops seen (owner writes, the flusher reads): with the published counts of the buffers it
+  // tells the flusher whether anything changed since its last look.
+  std::atomic<std::uint64_t> pops{0};
   static constexpr std::size_t kCacheSize = 64;
   InternCacheEntry cache[kCacheSize];
 };
@@ -124,6 +127,38 @@ void set_thread_comm(ThreadState* ts, std::string comm);
 
 // Forgets what was written (the child after fork starts its own part).
 void reset_write_state() noexcept;
+
+// Why a part is written. Flush: a periodic or explicit write while the process runs (the part
+// carries "collector.flushed_before_exit" = 1: what comes after it is lost if the process ends
+// without another write). Exit: the final write (atexit, library destructor). Crash: from a
+// fatal-signal handler ("collector.crash_signal" = N; part hooks are not run, see part_writer).
+enum class WriteKind { Flush, Exit, Crash };
+// Writes the part (write_part_now() is write_part(WriteKind::Flush)). Crash: only if every
+// collector lock can be taken (try-lock), else the last written part stays.
+void write_part(WriteKind kind, int signal = 0) noexcept;
+// Whether the final (Exit) write happened: the flusher stops.
+bool exit_written() noexcept;
+
+// A number that changes whenever a record is added or closed, or a diagnostic counted (a sum
+// of counters read without locks; for the flusher's "anything new?" check).
+std::uint64_t activity_count() noexcept;
+// Whether any part hook is registered.
+bool have_part_hooks() noexcept;
+
+// The background flusher (flusher.cpp): started lazily by the first thread that records in a
+// process (again in a forked child, whose first recording thread starts its own). AMDAHL_FLUSH_MS
+// (default 500; 0 disables) is the first interval; it doubles after each look, up to 10 s.
+void ensure_flusher() noexcept;
+// In the fork child: the parent's flusher thread does not exist here.
+void flusher_after_fork_child() noexcept;
+
+// Fatal-signal handlers (crash_handler.cpp): installed at load for SIGSEGV, SIGBUS, SIGFPE,
+// SIGILL and SIGABRT where the host has none; they write the part and re-raise.
+void install_crash_handlers() noexcept;
+
+// The locks the crash path must be able to take (in lock order); see write_part(Crash).
+std::mutex* core_lock(int i) noexcept;
+inline constexpr int kCoreLocks = 6;
 
 // Serialises part writes with fork (prepare handler takes it).
 std::mutex& write_mutex() noexcept;

@@ -1,8 +1,13 @@
 // Builds this process's RecordSet from the per-thread buffers and process tables, runs the
 // registered part hooks, and writes the part file (tmp + rename via format::write_part).
 // A later call rewrites the same file with everything recorded so far, and only when
-// something new came.
+// something new came. Also the crash-time write (from a fatal-signal handler: try-locks only,
+// no hooks; the hooks' records of the last write are read back from the part on disk).
+#include <time.h>
+
 #include <array>
+#include <atomic>
+#include <set>
 
 #include "amdahl/format/part_file.hpp"
 #include "collector_state.hpp"
@@ -19,8 +24,14 @@ using Signature = std::array<std::uint64_t, 12>;
 bool g_written = false;
 Signature g_last_signature{};
 bool g_warned_write_failure = false;
-std::string g_command;  // read once per image (a forked child runs the same command line)
-bool g_have_command = false;
+// Read once per image (a forked child runs the same command line). A pointer, never destroyed:
+// the part may be written after static destructors ran (library destructor, other threads).
+std::string* g_command = nullptr;
+std::atomic<bool> g_exit_written{false};  // read by the flusher without the lock
+// Whether the last written part holds records added by part hooks, and the keys of the
+// diagnostics they added (the crash write takes both from the part on disk).
+bool g_last_had_hook_records = false;
+std::set<std::string>* g_hook_diag_keys = nullptr;
 
 thread_local bool t_in_write = false;
 
@@ -103,7 +114,26 @@ void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t wri
   }
 }
 
-void write_locked() {
+// Crash write: the hooks are not run (the CUPTI hook takes its own lock and calls into CUPTI,
+// which may be what crashed, or hold locks the crashed thread holds). Their records from the
+// last written part are carried over from the file.
+void carry_hook_records_from_disk(format::RecordSet& out, const std::string& path) {
+  if (!g_last_had_hook_records) return;
+  format::RecordSet old = format::read_part(path);
+  out.gpu_ops = std::move(old.gpu_ops);
+  out.api_calls = std::move(old.api_calls);
+  out.syncs = std::move(old.syncs);
+  out.devices = std::move(old.devices);
+  if (g_hook_diag_keys == nullptr) return;
+  for (const auto& d : old.diagnostics) {
+    if (d.key < old.strings.size() && g_hook_diag_keys->count(old.strings[d.key])) {
+      out.diagnostics.push_back(
+          format::DiagRec{d.pid, intern(old.strings[d.key]), d.count, format::kNoString});
+    }
+  }
+}
+
+void write_locked(WriteKind kind, int signal) {
   const ProcessInfo info = process_info();
   if (info.part_path.empty()) return;
   const std::int64_t write_ns = now_ns();
@@ -120,24 +150,32 @@ void write_locked() {
 
   auto diags = diagnostics_snapshot();
   if (unclosed > 0) diags.emplace_back("nvtx.unclosed_range", unclosed);
+  if (kind == WriteKind::Flush) diags.emplace_back("collector.flushed_before_exit", 1);
+  if (kind == WriteKind::Crash) diags.emplace_back("collector.crash_signal", signal);
   for (const auto& [key, count] : diags) {
     out.diagnostics.push_back(format::DiagRec{info.pid, intern(key), count, format::kNoString});
   }
 
-  if (!g_have_command) {
-    g_command = read_command_line();
-    g_have_command = true;
-  }
+  if (g_command == nullptr) g_command = new std::string(read_command_line());
   format::ProcessRec proc;
   proc.pid = info.pid;
   proc.ppid = info.ppid;
-  proc.command = intern(g_command);
+  proc.command = intern(*g_command);
   proc.start_ns = info.start_ns;
   proc.end_ns = write_ns;
   proc.rank = read_rank();
   out.processes.push_back(proc);
 
-  for (PartHook hook : hooks_snapshot()) hook(out);
+  const std::size_t core_diags = out.diagnostics.size();
+  bool hook_records = false;
+  if (kind == WriteKind::Crash) {
+    carry_hook_records_from_disk(out, info.part_path);
+    hook_records = g_last_had_hook_records;
+  } else {
+    for (PartHook hook : hooks_snapshot()) hook(out);
+    hook_records = !out.gpu_ops.empty() || !out.api_calls.empty() || !out.syncs.empty() ||
+                   !out.devices.empty() || out.diagnostics.size() > core_diags;
+  }
 
   out.strings = strings_snapshot();
 
@@ -147,6 +185,15 @@ void write_locked() {
   if (format::write_part(out, info.part_path, &error)) {
     g_written = true;
     g_last_signature = sig;
+    if (kind != WriteKind::Crash) {
+      g_last_had_hook_records = hook_records;
+      if (g_hook_diag_keys == nullptr) g_hook_diag_keys = new std::set<std::string>();
+      g_hook_diag_keys->clear();
+      for (std::size_t i = core_diags; i < out.diagnostics.size(); ++i) {
+        const auto key = out.diagnostics[i].key;
+        if (key < out.strings.size()) g_hook_diag_keys->insert(out.strings[key]);
+      }
+    }
     log_message(LogLevel::Debug, "wrote %s (%zu ranges, %zu marks)", info.part_path.c_str(),
                 out.ranges.size(), out.marks.size());
   } else if (!g_warned_write_failure) {
@@ -156,28 +203,73 @@ void write_locked() {
   }
 }
 
+// Crash path: whether every collector lock is free now. A lock held by the crashed thread
+// itself never frees (try_lock fails for its owner too); one held by another thread for a
+// moment does, so each is tried for up to ~50 ms. Taken and released at once: write_locked()
+// takes them again through the snapshots.
+bool crash_locks_free() noexcept {
+  for (int i = 1; i < kCoreLocks; ++i) {
+    std::mutex* m = core_lock(i);
+    bool ok = false;
+    for (int attempt = 0; attempt < 50 && !ok; ++attempt) {
+      if (m->try_lock()) {
+        m->unlock();
+        ok = true;
+      } else {
+        const timespec ms{0, 1'000'000};
+        ::nanosleep(&ms, nullptr);
+      }
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void reset_write_state() noexcept {
   g_written = false;
   g_last_signature = Signature{};
   g_warned_write_failure = false;
+  g_exit_written.store(false);
+  g_last_had_hook_records = false;
+}
+
+bool exit_written() noexcept { return g_exit_written.load(); }
+
+void write_part(WriteKind kind, int signal) noexcept {
+  if (!collector_enabled() || t_in_write) return;  // a hook calling back is ignored
+  t_in_write = true;
+  try {
+    if (kind == WriteKind::Crash) {
+      // The write lock may be held by the flusher for a moment (or forever, by the crashed
+      // thread): try it like the others, and skip the write if it stays taken.
+      std::unique_lock<std::mutex> lock(write_mutex(), std::defer_lock);
+      for (int attempt = 0; attempt < 50 && !lock.try_lock(); ++attempt) {
+        const timespec ms{0, 1'000'000};
+        ::nanosleep(&ms, nullptr);
+      }
+      if (lock.owns_lock() && crash_locks_free()) write_locked(kind, signal);
+    } else {
+      std::lock_guard<std::mutex> lock(write_mutex());
+      // After the final write only another final write (more records at unload) may follow.
+      if (kind == WriteKind::Exit) {
+        g_exit_written.store(true);
+        write_locked(kind, signal);
+      } else if (!g_exit_written.load()) {
+        write_locked(kind, signal);
+      }
+    }
+  } catch (const std::exception& e) {
+    log_message(LogLevel::Error, "writing the part failed: %s", e.what());
+  } catch (...) {
+    log_message(LogLevel::Error, "writing the part failed");
+  }
+  t_in_write = false;
 }
 
 }  // namespace detail
 
-void write_part_now() noexcept {
-  if (!collector_enabled() || detail::t_in_write) return;  // a hook calling back is ignored
-  detail::t_in_write = true;
-  try {
-    std::lock_guard<std::mutex> lock(detail::write_mutex());
-    detail::write_locked();
-  } catch (const std::exception& e) {
-    detail::log_message(detail::LogLevel::Error, "writing the part failed: %s", e.what());
-  } catch (...) {
-    detail::log_message(detail::LogLevel::Error, "writing the part failed");
-  }
-  detail::t_in_write = false;
-}
+void write_part_now() noexcept { detail::write_part(detail::WriteKind::Flush); }
 
 }  // namespace amdahl::profiler

@@ -1,0 +1,105 @@
+// The background flusher: one thread per process that rewrites the part while the process
+// runs, so a process that ends without running exit handlers (os._exit in a forked DataLoader
+// worker, SIGKILL) still leaves the records of its last flush. Started lazily by the first
+// recording thread (in a forked child by the child's first recording thread, never from the
+// atfork handler). It looks at a lock-free activity count, writes only when something changed,
+// and backs off: AMDAHL_FLUSH_MS (default 500; 0 disables), doubled after each look up to 10 s,
+// and never less than 20x the duration of the last write (so big parts cost < 5% of a core).
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+
+#include "collector_state.hpp"
+#include "log.hpp"
+
+namespace amdahl::profiler::detail {
+namespace {
+
+constexpr std::int64_t kDefaultFirstMs = 500;
+constexpr std::int64_t kMaxIntervalMs = 10'000;
+constexpr std::int64_t kWriteCostFactor = 20;
+
+std::atomic<bool> g_started{false};
+std::atomic<std::uint32_t> g_generation{0};  // bumped in the fork child: an old thread's id
+
+std::int64_t first_interval_ms() noexcept {
+  const char* v = std::getenv("AMDAHL_FLUSH_MS");
+  if (v == nullptr || *v == '\0') return kDefaultFirstMs;
+  char* end = nullptr;
+  const long long ms = std::strtoll(v, &end, 10);
+  if (end == v || ms < 0) return kDefaultFirstMs;
+  return ms;
+}
+
+void sleep_ms(std::int64_t ms) noexcept {
+  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
+  while (::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) != 0) {
+  }
+}
+
+void* flusher_main(void* arg) noexcept {
+  const auto first = static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(arg));
+  const std::uint32_t generation = g_generation.load(std::memory_order_acquire);
+  ::pthread_setname_np(::pthread_self(), "amdahl-flush");
+  std::int64_t interval = first;
+  std::uint64_t last_activity = 0;
+  std::int64_t last_write_ns = now_ns();
+  std::int64_t write_cost_ms = 0;
+  for (;;) {
+    sleep_ms(std::max(interval, kWriteCostFactor * write_cost_ms));
+    if (generation != g_generation.load(std::memory_order_acquire) || exit_written()) break;
+    const std::uint64_t activity = activity_count();
+    const std::int64_t now = now_ns();
+    // Part hooks (CUPTI) add records the activity count does not see: look at least every
+    // kMaxIntervalMs when there are hooks (the writer skips the file if nothing changed).
+    const bool hooks_due =
+        have_part_hooks() && now - last_write_ns >= kMaxIntervalMs * 1'000'000;
+    if (activity != last_activity || hooks_due) {
+      last_activity = activity;
+      write_part(WriteKind::Flush);
+      last_write_ns = now_ns();
+      write_cost_ms = (last_write_ns - now) / 1'000'000;
+    }
+    interval = std::min(interval * 2, std::max(kMaxIntervalMs, first));
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void ensure_flusher() noexcept {
+  if (!collector_enabled() || g_started.load(std::memory_order_relaxed)) return;
+  if (g_started.exchange(true)) return;
+  const std::int64_t first = first_interval_ms();
+  if (first == 0) return;
+  // The thread takes no signals: the host's signal handling (which thread gets SIGINT,
+  // sigwait loops) stays as it was. The mask is inherited from the creating thread.
+  sigset_t all;
+  sigset_t old;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t attr;
+  ::pthread_attr_init(&attr);
+  ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  ::pthread_attr_setstacksize(&attr, std::size_t{1} << 20);
+  pthread_t thread;
+  const int rc = ::pthread_create(&thread, &attr, flusher_main,
+                                  reinterpret_cast<void*>(static_cast<std::intptr_t>(first)));
+  ::pthread_attr_destroy(&attr);
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc != 0) {
+    log_message(LogLevel::Warn,
+                "cannot start the flusher thread (error %d): parts are written at exit only", rc);
+  }
+}
+
+void flusher_after_fork_child() noexcept {
+  g_generation.fetch_add(1, std::memory_order_acq_rel);
+  g_started.store(false, std::memory_order_relaxed);
+}
+
+}  // namespace amdahl::profiler::detail
