@@ -5,7 +5,9 @@
 // no hooks; the hooks' records of the last write are read back from the part on disk).
 #include <time.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <atomic>
 #include <set>
 
@@ -28,6 +30,7 @@ bool g_warned_write_failure = false;
 // the part may be written after static destructors ran (library destructor, other threads).
 std::string* g_command = nullptr;
 std::atomic<bool> g_exit_written{false};  // read by the flusher without the lock
+std::atomic<bool> g_crashing{false};      // a crash write started: no more flushes
 // Whether the last written part holds records added by part hooks, and the keys of the
 // diagnostics they added (the crash write takes both from the part on disk).
 bool g_last_had_hook_records = false;
@@ -44,8 +47,11 @@ Signature signature_of(const format::RecordSet& rs, std::uint64_t closed_ranges)
                    diag_total,        rs.strings.size(),  rs.processes.size()};
 }
 
+// limit_ns: records that start later are left out (the crash write keeps what existed at the
+// signal, so other threads that go on recording cannot make it endless). Each thread's records
+// are in start order.
 void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t write_ns,
-                     std::uint64_t& closed, std::uint64_t& unclosed) {
+                     std::int64_t limit_ns, std::uint64_t& closed, std::uint64_t& unclosed) {
   const auto overrides = thread_name_overrides_snapshot();
   std::unordered_map<std::uint64_t, bool> seen;
   const std::uint32_t n = thread_count();
@@ -73,7 +79,7 @@ void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t wri
     const std::uint64_t nr = ts->ranges.published();
     for (std::uint64_t i = 0; i < nr; ++i) {
       const LocalRange* r = ts->ranges.at(i);
-      if (r == nullptr) break;
+      if (r == nullptr || r->start_ns > limit_ns) break;
       format::RangeRec rec;
       rec.pid = pid;
       rec.tid = ts->tid;
@@ -103,7 +109,7 @@ void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t wri
     const std::uint64_t nm = ts->marks.published();
     for (std::uint64_t i = 0; i < nm; ++i) {
       const LocalMark* m = ts->marks.at(i);
-      if (m == nullptr) break;
+      if (m == nullptr || m->ts_ns > limit_ns) break;
       out.marks.push_back(format::MarkRec{pid, ts->tid, m->domain, m->name, m->category,
                                           m->ts_ns, unpack(m->payload)});
     }
@@ -133,15 +139,15 @@ void carry_hook_records_from_disk(format::RecordSet& out, const std::string& pat
   }
 }
 
-void write_locked(WriteKind kind, int signal) {
+void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   const ProcessInfo info = process_info();
   if (info.part_path.empty()) return;
-  const std::int64_t write_ns = now_ns();
+  const std::int64_t write_ns = std::min(now_ns(), limit_ns);
   format::RecordSet out;
 
   std::uint64_t closed = 0;
   std::uint64_t unclosed = 0;
-  collect_threads(out, info.pid, write_ns, closed, unclosed);
+  collect_threads(out, info.pid, write_ns, limit_ns, closed, unclosed);
 
   for (auto c : categories_snapshot()) {
     c.pid = info.pid;
@@ -239,25 +245,34 @@ bool exit_written() noexcept { return g_exit_written.load(); }
 
 void write_part(WriteKind kind, int signal) noexcept {
   if (!collector_enabled() || t_in_write) return;  // a hook calling back is ignored
+  if (kind != WriteKind::Crash && g_crashing.load()) return;
   t_in_write = true;
   try {
     if (kind == WriteKind::Crash) {
-      // The write lock may be held by the flusher for a moment (or forever, by the crashed
-      // thread): try it like the others, and skip the write if it stays taken.
+      g_crashing.store(true);
+      const std::int64_t crash_ns = now_ns();
+      // The write lock is not held by this thread (t_in_write): another thread (the flusher)
+      // is writing and will release it; wait up to 5 s (the crash handler's alarm bounds the
+      // whole write), then keep the last written part.
       std::unique_lock<std::mutex> lock(write_mutex(), std::defer_lock);
-      for (int attempt = 0; attempt < 50 && !lock.try_lock(); ++attempt) {
+      for (int attempt = 0; attempt < 5000 && !lock.try_lock(); ++attempt) {
         const timespec ms{0, 1'000'000};
         ::nanosleep(&ms, nullptr);
       }
-      if (lock.owns_lock() && crash_locks_free()) write_locked(kind, signal);
+      if (lock.owns_lock() && crash_locks_free()) {
+        write_locked(kind, signal, crash_ns);
+      } else {
+        log_message(LogLevel::Warn, "signal %d: a collector lock stays taken; the part is not "
+                    "rewritten (the last flushed part stays)", signal);
+      }
     } else {
       std::lock_guard<std::mutex> lock(write_mutex());
       // After the final write only another final write (more records at unload) may follow.
       if (kind == WriteKind::Exit) {
         g_exit_written.store(true);
-        write_locked(kind, signal);
+        write_locked(kind, signal, INT64_MAX);
       } else if (!g_exit_written.load()) {
-        write_locked(kind, signal);
+        write_locked(kind, signal, INT64_MAX);
       }
     }
   } catch (const std::exception& e) {
