@@ -10,7 +10,8 @@
 #     (scripts/bench_launch.cu).
 # Writes a markdown table to stdout and, when OUT is set, to $OUT/overhead.md.
 # Usage: scripts/bench_overhead.sh   (build first; AMDAHL_BUILD_DIR honoured; ~5 min on an H200)
-# Knobs: BENCH_WARMUP (30), BENCH_ITERS (100), BENCH_LAUNCHES (100000), BENCH_NVTX_PAIRS (5000000)
+# Knobs: BENCH_WARMUP (30), BENCH_ITERS (100), BENCH_LAUNCHES (100000), BENCH_NVTX_PAIRS (5000000),
+#        BENCH_ROUNDS (2), BENCH_DTYPES (fp16,bf16), BENCH_SKIP_MICRO (1: skip the NVTX and launch parts)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${AMDAHL_BUILD_DIR:-$root/build}"
@@ -59,7 +60,7 @@ best_of() {  # best_of N PATTERN CMD... : lowest number captured by sed PATTERN 
 }
 
 # --- 2. NVTX push/pop ------------------------------------------------------------------------
-if [ -x "$work/bench_nvtx_pair" ]; then
+if [ -x "$work/bench_nvtx_pair" ] && [ "${BENCH_SKIP_MICRO:-0}" != 1 ]; then
   echo "== NVTX push/pop ($(elapsed))"
   for variant in default amdahl_registered; do
     pat="s/^$variant: \([0-9.]*\) ns\/pair/\1/p"
@@ -74,7 +75,7 @@ if [ -x "$work/bench_nvtx_pair" ]; then
 fi
 
 # --- 3. kernel launch ------------------------------------------------------------------------
-if [ -x "$work/bench_launch" ]; then
+if [ -x "$work/bench_launch" ] && [ "${BENCH_SKIP_MICRO:-0}" != 1 ]; then
   echo "== kernel launch, $launches launches ($(elapsed))"
   pat='s/.*(loop), \([0-9.]*\) ns\/launch (loop+sync)/\1/p'
   off=$(best_of 3 "$pat" "$work/bench_launch" "$launches")
@@ -87,18 +88,18 @@ if [ -x "$work/bench_launch" ]; then
 fi
 
 # --- 1. ResNet-50 ----------------------------------------------------------------------------
-py=(python3 "$root/scripts/bench_overhead_resnet50.py" --warmup "$warmup" --iters "$iters")
+py=(python3 "$root/scripts/bench_overhead_resnet50.py" --warmup "$warmup" --iters "$iters" --dtypes "${BENCH_DTYPES:-fp16,bf16}")
 if python3 -c "import torch, torchvision; assert torch.cuda.is_available()" 2>/dev/null; then
-  for round in 1 2; do
+  for round in $(seq "${BENCH_ROUNDS:-2}"); do
     echo "== ResNet-50 round $round: unprofiled ($(elapsed))"
     "${py[@]}" --mode plain --label unprofiled 2>&1 | tee -a "$work/resnet.log" \
-      | sed -n "s/^RESULT /resnet\tr$round\t/p" >> "$results"
+      | sed -n "s/^RESULT /resnet\tr$round\t/p" | tee -a "$results"
     echo "== ResNet-50 round $round: amdahl profile ($(elapsed))"
     profiled "resnet$round" "${py[@]}" --mode plain --label amdahl 2>&1 | tee -a "$work/resnet.log" \
-      | sed -n "s/^RESULT /resnet\tr$round\t/p" >> "$results"
+      | sed -n "s/^RESULT /resnet\tr$round\t/p" | tee -a "$results"
     echo "== ResNet-50 round $round: torch.profiler ($(elapsed))"
     "${py[@]}" --mode torchprof --label torch.profiler 2>&1 | tee -a "$work/resnet.log" \
-      | sed -n "s/^RESULT /resnet\tr$round\t/p" >> "$results"
+      | sed -n "s/^RESULT /resnet\tr$round\t/p" | tee -a "$results"
   done
   grep -v '^RESULT' "$work/resnet.log" | grep -i "error\|traceback" | head -5
 else
