@@ -8,3 +8,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/build.sh"
 cd "${AMDAHL_BUILD_DIR:-$root/build}"
 ctest --output-on-failure -j "$(nproc)" "$@"
+
+# Sanitizers (issue #8): in CI (CI=true) or on request (AMDAHL_SANITIZERS=1), after the main
+# tests, build and test with ASan+UBSan (build-asan/) and the collector with TSan (build-tsan/).
+# A failure stops here with a non-zero status (set -e). See scripts/test-sanitizers.sh.
+if [ "${CI:-}" = "true" ] || [ "${AMDAHL_SANITIZERS:-0}" = "1" ]; then
+  "$root/scripts/test-sanitizers.sh" all
+fi
