@@ -83,6 +83,9 @@ inline std::vector<std::string> make_env(const std::vector<std::string>& extra) 
         key == "OMPI_COMM_WORLD_RANK" || key == "PMI_RANK" || key == "AMDAHL_LOG_LEVEL") {
       continue;
     }
+    bool overridden = false;  // a variable set in `extra` replaces the inherited one
+    for (const auto& x : extra) overridden = overridden || x.rfind(key + "=", 0) == 0;
+    if (overridden) continue;
     env.push_back(kv);
   }
   env.insert(env.end(), extra.begin(), extra.end());
