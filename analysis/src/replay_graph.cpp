@@ -318,6 +318,16 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   }
   const std::int64_t launch_latency = median(idle_latencies);
 
+  // Per (pid, device): ops sorted by end, for inferring cross-stream waits.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> device_ops_by_end;
+  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i)
+    if (gpu_node_of[i] != kNone) device_ops_by_end[{rs.gpu_ops[i].pid, rs.gpu_ops[i].device}].push_back(i);
+  for (auto& [k, v] : device_ops_by_end)
+    std::sort(v.begin(), v.end(), [&](std::size_t x, std::size_t y) { return rs.gpu_ops[x].end_ns < rs.gpu_ops[y].end_ns; });
+  // An op that started this long after everything its stream and launch explain waited for
+  // something else: the op of another stream that ended last before it (an event wait).
+  constexpr std::int64_t kUnexplainedNs = 3000;
+
   // Stream order and launch edges, with the residual delay put on the binding edge.
   for (auto& [key, ops] : streams) {
     std::uint32_t prev = kNone;
@@ -336,6 +346,23 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
           launch_from = b.node_ending_at(h->second, api.start_ns);
           if (launch_from != kNone && b.g.nodes[launch_from].end_ns > api.start_ns) launch_from = kNone;
           if (launch_from != kNone) c.push_back({launch_from, launch_latency, b.g.nodes[launch_from].end_ns + launch_latency});
+        }
+      }
+      std::int64_t explained = std::numeric_limits<std::int64_t>::min();
+      for (const Cand& x : c) explained = std::max(explained, x.at);
+      if (c.empty() || op.start_ns - explained > kUnexplainedNs) {
+        const auto& v = device_ops_by_end[{op.pid, op.device}];
+        auto pos = std::upper_bound(v.begin(), v.end(), op.start_ns + 500,
+                                    [&](std::int64_t t, std::size_t x) { return t < rs.gpu_ops[x].end_ns; });
+        for (int k = 0; k < 16 && pos != v.begin(); ++k) {
+          --pos;
+          const auto& other = rs.gpu_ops[*pos];
+          if (other.stream == op.stream) continue;
+          if (other.end_ns > explained) {
+            c.push_back({gpu_node_of[*pos], 0, other.end_ns});
+            ++b.g.inferred_stream_edges;
+          }
+          break;
         }
       }
       if (!c.empty()) {

@@ -283,6 +283,10 @@ Report analyze(const format::Profile& profile, const AnalysisOptions& options) {
     if (r.graph->dropped_backward_edges > 0)
       r.notes.push_back(std::to_string(r.graph->dropped_backward_edges) +
                         " dependency edges pointed back in time (clock noise) and were dropped");
+    if (r.graph->inferred_stream_edges > 0)
+      r.notes.push_back(std::to_string(r.graph->inferred_stream_edges) +
+                        " GPU ops waited for work on another stream; each is linked to the op that ended last "
+                        "before it on another stream of its device (inferred: the profile has no event records)");
   } else {
     r.notes.push_back("exposed time is the driving thread's view (its stages plus its waits charged to the work "
                       "waited on): the dependency graph could not be used (" + graph_failure + ")");

@@ -84,7 +84,8 @@ nlohmann::json report_to_json(const Report& r) {
                           {"graph", {{"lanes", g.lanes.size()}, {"nodes", g.nodes.size()}, {"edges", g.edges.size()},
                                      {"linked_waits", g.linked_waits}, {"unlinked_waits", g.unlinked_waits},
                                      {"gpu_joins", g.gpu_joins},
-                                     {"dropped_backward_edges", g.dropped_backward_edges}}}};
+                                     {"dropped_backward_edges", g.dropped_backward_edges},
+                                     {"inferred_stream_edges", g.inferred_stream_edges}}}};
   }
 
   const auto& w = r.exposure.waits;

@@ -70,6 +70,10 @@ struct ReplayGraph {
   std::size_t linked_waits = 0;
   std::size_t gpu_joins = 0;
   std::size_t dropped_backward_edges = 0;  // edges that pointed back in time (clock noise)
+  // GPU ops whose start neither their stream nor their launch explains, linked to the op that
+  // ended just before on another stream of the device (a cross-stream event wait, inferred:
+  // CUPTI's activity records do not say which event an op waited for).
+  std::size_t inferred_stream_edges = 0;
   // Events (2i = start of node i, 2i+1 = its end) in an order that respects every edge; filled
   // by prepare_replay() (replay() computes it on the fly when empty).
   std::vector<std::uint32_t> event_order;
