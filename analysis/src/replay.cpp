@@ -82,7 +82,9 @@ ReplayResult replay(const ReplayGraph& g, const std::vector<double>& factors) {
   auto scaled = [&](const ReplayNode& nd) -> std::int64_t {
     const std::int64_t d = nd.end_ns - nd.start_ns;
     if ((nd.kind == NodeKind::Work || nd.kind == NodeKind::GpuOp) && nd.stage >= 0 &&
-        static_cast<std::size_t>(nd.stage) < factors.size()) {
+        static_cast<std::size_t>(nd.stage) < factors.size() &&
+        !(nd.kind == NodeKind::Work && static_cast<std::size_t>(nd.stage) < g.stage_on_gpu.size() &&
+          g.stage_on_gpu[static_cast<std::size_t>(nd.stage)])) {
       const double f = factors[static_cast<std::size_t>(nd.stage)];
       if (f > 0 && f != 1.0) return std::llround(static_cast<double>(d) / f);
     }

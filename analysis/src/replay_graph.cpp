@@ -318,6 +318,13 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   }
   const std::int64_t launch_latency = median(idle_latencies);
 
+  b.g.stage_on_gpu.assign(b.g.stage_names.size(), 0);
+  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i)
+    if (gpu_node_of[i] != kNone) {
+      const auto st = b.g.nodes[gpu_node_of[i]].stage;
+      if (st >= 0 && static_cast<std::size_t>(st) < b.g.stage_on_gpu.size()) b.g.stage_on_gpu[static_cast<std::size_t>(st)] = 1;
+    }
+
   // Per (pid, device): ops sorted by end, for inferring cross-stream waits.
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> device_ops_by_end;
   for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i)

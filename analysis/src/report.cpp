@@ -67,7 +67,10 @@ std::vector<double> work_per_step(const ReplayGraph& g, const Timeline& tl, cons
   for (std::size_t k = 0; k < other; ++k) {
     std::size_t threads = 0;
     for (char c : lanes_with[k]) threads += c ? 1 : 0;
-    out[k] = (host[k] / static_cast<double>(std::max<std::size_t>(1, threads)) + gpu[k]) /
+    // A stage with GPU operations is measured by its GPU work (what a factor scales in the
+    // replay); a host-only stage by its host work.
+    const bool on_gpu = k < g.stage_on_gpu.size() && g.stage_on_gpu[k];
+    out[k] = (on_gpu ? gpu[k] : host[k] / static_cast<double>(std::max<std::size_t>(1, threads))) /
              static_cast<double>(sel.steps.size());
   }
   return out;

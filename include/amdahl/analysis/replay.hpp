@@ -74,6 +74,10 @@ struct ReplayGraph {
   // ended just before on another stream of the device (a cross-stream event wait, inferred:
   // CUPTI's activity records do not say which event an op waited for).
   std::size_t inferred_stream_edges = 0;
+  // Per stage: 1 when the stage has GPU operations. Such a stage is made faster on the GPU: a
+  // factor scales its GPU operations, not the host time inside its ranges (launching, library
+  // host code), which a faster GPU does not shorten.
+  std::vector<char> stage_on_gpu;
   // Events (2i = start of node i, 2i+1 = its end) in an order that respects every edge; filled
   // by prepare_replay() (replay() computes it on the fly when empty).
   std::vector<std::uint32_t> event_order;
