@@ -82,13 +82,25 @@ std::string report_to_text(const Report& r) {
     out += "\nnotes:\n";
     for (const auto& n : r.notes) out += "  - " + n + "\n";
   }
-  if (!r.diagnostics.empty()) {
-    out += "\ndiagnostics:\n";
-    for (const auto& d : r.diagnostics) {
-      std::snprintf(buf, sizeof buf, "  - pid %u: %s = %llu%s%s\n", d.pid, d.key.c_str(),
-                    static_cast<unsigned long long>(d.count), d.detail.empty() ? "" : ": ", d.detail.c_str());
-      out += buf;
-    }
+  // CUPTI's own overhead records are information, not problems: one summed line (the JSON
+  // keeps every entry).
+  double cupti_overhead_ns = 0;
+  std::size_t problems = 0;
+  for (const auto& d : r.diagnostics) {
+    if (d.key.rfind("cupti.overhead", 0) != 0) ++problems;
+    else if (d.key.rfind("cupti.overhead_ns.", 0) == 0) cupti_overhead_ns += static_cast<double>(d.count);
+  }
+  if (problems > 0 || cupti_overhead_ns > 0) out += "\ndiagnostics:\n";
+  for (const auto& d : r.diagnostics) {
+    if (d.key.rfind("cupti.overhead", 0) == 0) continue;
+    std::snprintf(buf, sizeof buf, "  - pid %u: %s = %llu%s%s\n", d.pid, d.key.c_str(),
+                  static_cast<unsigned long long>(d.count), d.detail.empty() ? "" : ": ", d.detail.c_str());
+    out += buf;
+  }
+  if (cupti_overhead_ns > 0) {
+    std::snprintf(buf, sizeof buf, "  - CUPTI's own overhead records: %.1f ms in all (JSON: diagnostics)\n",
+                  cupti_overhead_ns / 1e6);
+    out += buf;
   }
   return out;
 }

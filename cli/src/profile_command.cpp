@@ -200,17 +200,26 @@ std::string seconds(std::int64_t ns) {
 }
 
 void print_summary(const std::string& output, const RecordSet& rs, const LaunchResult& run) {
-  std::uint64_t diag_total = 0;
-  for (const auto& d : rs.diagnostics) diag_total += d.count;
+  // CUPTI's own overhead records are information, not problems: summed apart.
+  auto informational = [&](const format::DiagRec& d) { return rs.str(d.key).rfind("cupti.overhead", 0) == 0; };
+  std::uint64_t cupti_overhead_ns = 0;
+  std::size_t problems = 0;
+  for (const auto& d : rs.diagnostics) {
+    if (!informational(d)) ++problems;
+    else if (rs.str(d.key).rfind("cupti.overhead_ns.", 0) == 0) cupti_overhead_ns += d.count;
+  }
   std::fprintf(stderr, "amdahl: profile written to %s\n", output.c_str());
   std::fprintf(stderr,
-               "amdahl:   %zu processes, %zu threads, %zu ranges, %zu marks, %zu GPU ops, %llu diagnostics\n",
+               "amdahl:   %zu processes, %zu threads, %zu ranges, %zu marks, %zu GPU ops, %zu diagnostics\n",
                rs.processes.size(), rs.threads.size(), rs.ranges.size(), rs.marks.size(), rs.gpu_ops.size(),
-               static_cast<unsigned long long>(diag_total));
+               problems);
+  if (cupti_overhead_ns > 0)
+    std::fprintf(stderr, "amdahl:   CUPTI's own overhead records: %.1f ms in all\n", static_cast<double>(cupti_overhead_ns) / 1e6);
   std::size_t shown = 0;
   for (const auto& d : rs.diagnostics) {
+    if (informational(d)) continue;
     if (shown++ == 5) {
-      std::fprintf(stderr, "amdahl:     ... (%zu more; see the diagnostics_named view)\n", rs.diagnostics.size() - 5);
+      std::fprintf(stderr, "amdahl:     ... (%zu more; see the diagnostics_named view)\n", problems - 5);
       break;
     }
     std::fprintf(stderr, "amdahl:     %s: %llu%s%s\n", rs.str(d.key).c_str(), static_cast<unsigned long long>(d.count),
