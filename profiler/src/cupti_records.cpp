@@ -168,78 +168,59 @@ bool ActivityConverter::convert(const CUpti_Activity* rec, format::RecordSet& ou
   return ok;
 }
 
-bool ActivityConverter::convert_kernel(const CUpti_ActivityKernel10& k, format::RecordSet& out) {
-  if (!check_interval(k.start, k.end)) return false;
+// The fields every GPU-operation record shares (kernel, memcpy, memset layouts all name them
+// alike).
+template <class Rec>
+format::GpuOpRec ActivityConverter::gpu_op(const Rec& r, format::GpuOpKind kind) const {
   format::GpuOpRec g;
   g.pid = pid_;
-  g.device = k.deviceId;
-  g.context = k.contextId;
-  g.stream = k.streamId;
-  g.kind = format::GpuOpKind::Kernel;
+  g.device = r.deviceId;
+  g.context = r.contextId;
+  g.stream = r.streamId;
+  g.kind = kind;
+  g.start_ns = ns(r.start);
+  g.end_ns = ns(r.end);
+  g.correlation_id = r.correlationId;
+  g.graph_id = r.graphId;
+  return g;
+}
+
+bool ActivityConverter::convert_kernel(const CUpti_ActivityKernel10& k, format::RecordSet& out) {
+  if (!check_interval(k.start, k.end)) return false;
+  format::GpuOpRec g = gpu_op(k, format::GpuOpKind::Kernel);
   g.name = kernel_name(k.name);
-  g.start_ns = ns(k.start);
-  g.end_ns = ns(k.end);
-  g.correlation_id = k.correlationId;
-  g.graph_id = k.graphId;
   out.gpu_ops.push_back(g);
   return true;
 }
 
 bool ActivityConverter::convert_memcpy(const CUpti_ActivityMemcpy6& m, format::RecordSet& out) {
   if (!check_interval(m.start, m.end)) return false;
-  format::GpuOpRec g;
-  g.pid = pid_;
-  g.device = m.deviceId;
-  g.context = m.contextId;
-  g.stream = m.streamId;
-  g.kind = format::GpuOpKind::Memcpy;
-  g.start_ns = ns(m.start);
-  g.end_ns = ns(m.end);
-  g.correlation_id = m.correlationId;
+  format::GpuOpRec g = gpu_op(m, format::GpuOpKind::Memcpy);
   g.bytes = m.bytes;
   g.copy_kind = map_copy_kind(m.copyKind);
   g.src_kind = map_memory_kind(m.srcKind);
   g.dst_kind = map_memory_kind(m.dstKind);
-  g.graph_id = m.graphId;
   out.gpu_ops.push_back(g);
   return true;
 }
 
 bool ActivityConverter::convert_memcpy_p2p(const CUpti_ActivityMemcpyPtoP4& m, format::RecordSet& out) {
   if (!check_interval(m.start, m.end)) return false;
-  format::GpuOpRec g;
-  g.pid = pid_;
-  g.device = m.deviceId;
-  g.context = m.contextId;
-  g.stream = m.streamId;
-  g.kind = format::GpuOpKind::Memcpy;
-  g.start_ns = ns(m.start);
-  g.end_ns = ns(m.end);
-  g.correlation_id = m.correlationId;
+  format::GpuOpRec g = gpu_op(m, format::GpuOpKind::Memcpy);
   g.bytes = m.bytes;
   const format::CopyKind ck = map_copy_kind(m.copyKind);
   g.copy_kind = ck == format::CopyKind::Unknown ? format::CopyKind::PtoP : ck;
   g.src_kind = map_memory_kind(m.srcKind);
   g.dst_kind = map_memory_kind(m.dstKind);
-  g.graph_id = m.graphId;
   out.gpu_ops.push_back(g);
   return true;
 }
 
 bool ActivityConverter::convert_memset(const CUpti_ActivityMemset4& m, format::RecordSet& out) {
   if (!check_interval(m.start, m.end)) return false;
-  format::GpuOpRec g;
-  g.pid = pid_;
-  g.device = m.deviceId;
-  g.context = m.contextId;
-  g.stream = m.streamId;
-  g.kind = format::GpuOpKind::Memset;
-  g.start_ns = ns(m.start);
-  g.end_ns = ns(m.end);
-  g.correlation_id = m.correlationId;
+  format::GpuOpRec g = gpu_op(m, format::GpuOpKind::Memset);
   g.bytes = m.bytes;
   g.dst_kind = map_memory_kind(m.memoryKind);
-  g.graph_id = m.graphId;
   out.gpu_ops.push_back(g);
   return true;
 }

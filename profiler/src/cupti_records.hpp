@@ -69,6 +69,8 @@ class ActivityConverter {
   ConvertStats take_stats() noexcept;
 
  private:
+  template <class Rec>
+  format::GpuOpRec gpu_op(const Rec& r, format::GpuOpKind kind) const;
   bool convert_kernel(const CUpti_ActivityKernel10& k, format::RecordSet& out);
   bool convert_memcpy(const CUpti_ActivityMemcpy6& m, format::RecordSet& out);
   bool convert_memcpy_p2p(const CUpti_ActivityMemcpyPtoP4& m, format::RecordSet& out);
