@@ -15,8 +15,10 @@ tsan_dir="${AMDAHL_TSAN_DIR:-$root/build-tsan}"
 jobs="${AMDAHL_SANITIZER_JOBS:-$(nproc)}"
 gen=()
 command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+# Warnings are enforced (-Werror in CI) by the main build; sanitizer builds make GCC 12 emit
+# false -Wmaybe-uninitialized warnings inside libstdc++ (std::regex, std::function), so they
+# build without -Werror.
 werror=OFF
-[ "${CI:-}" = "true" ] && werror=ON
 
 # The collector installs crash handlers only where the host has none: the sanitizers' own
 # SEGV/abort handlers would replace them (and change exit codes the crash tests check), so
