@@ -15,6 +15,7 @@ endif()
 
 add_library(amdahl_cupti_records STATIC
   ${CMAKE_CURRENT_LIST_DIR}/src/cupti_records.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cupti_api_filter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cupti_buffer_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cupti_log.cpp)
 target_include_directories(amdahl_cupti_records PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src)

@@ -1,13 +1,16 @@
 // Overhead benchmark helper (scripts/bench_overhead.sh): the cost of one NVTX push/pop pair,
 // (a) nvtxRangePushA/nvtxRangePop in the default domain and (b) nvtxDomainRangePushEx with a
 // registered string in domain `amdahl` (the recommended form). Run with and without
-// NVTX_INJECTION64_PATH. Prints "default: X ns/pair" and "amdahl_registered: Y ns/pair".
+// NVTX_INJECTION64_PATH. Prints "default: X ns/pair" and "amdahl_registered: Y ns/pair", then
+// "clock: Z ns/call" (clock_gettime(CLOCK_MONOTONIC), which the collector calls once per push
+// and once per pop: the floor of a recorded pair is twice that).
 #include <nvtx3/nvToolsExt.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 5'000'000;
@@ -37,5 +40,14 @@ int main(int argc, char** argv) {
   }
   t1 = std::chrono::steady_clock::now();
   std::printf("amdahl_registered: %.1f ns/pair\n", std::chrono::duration<double, std::nano>(t1 - t0).count() / n);
+  timespec ts{};
+  long long sink = 0;
+  t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < n; ++i) {
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    sink += ts.tv_nsec;
+  }
+  t1 = std::chrono::steady_clock::now();
+  std::printf("clock: %.1f ns/call (%lld)\n", std::chrono::duration<double, std::nano>(t1 - t0).count() / n, sink & 1);
   return 0;
 }

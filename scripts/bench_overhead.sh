@@ -72,6 +72,10 @@ if [ -x "$work/bench_nvtx_pair" ] && [ "${BENCH_SKIP_MICRO:-0}" != 1 ]; then
     printf 'nvtx\t%s\t%s\t%s\n' "$variant" "$off" "$on" >> "$results"
     echo "  $variant: $off ns/pair without the collector, $on ns/pair with it"
   done
+  clk=$(best_of 3 's/^clock: \([0-9.]*\) ns\/call.*/\1/p' "$work/bench_nvtx_pair" 2000000)
+  src=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
+  printf 'clock\t%s\t%s\n' "$clk" "$src" >> "$results"
+  echo "  clock_gettime(CLOCK_MONOTONIC): $clk ns/call (clocksource $src)"
 fi
 
 # --- 3. kernel launch ------------------------------------------------------------------------
@@ -80,26 +84,41 @@ if [ -x "$work/bench_launch" ] && [ "${BENCH_SKIP_MICRO:-0}" != 1 ]; then
   pat='s/.*(loop), \([0-9.]*\) ns\/launch (loop+sync)/\1/p'
   off=$(best_of 3 "$pat" "$work/bench_launch" "$launches")
   on=$(best_of 2 "$pat" profiled launch "$work/bench_launch" "$launches")
-  nodrv=$(best_of 2 "$pat" env AMDAHL_CUPTI_DRIVER=0 "$amdahl" profile -o "$work/launch-nodrv.amdahl" -- \
+  all=$(best_of 2 "$pat" "$amdahl" profile --gpu-api all -o "$work/launch-all.amdahl" --force -- "$work/bench_launch" "$launches")
+  none=$(best_of 2 "$pat" "$amdahl" profile --gpu-api none -o "$work/launch-none.amdahl" --force -- "$work/bench_launch" "$launches")
+  nodrv=$(best_of 2 "$pat" env AMDAHL_CUPTI_DRIVER=0 "$amdahl" profile -o "$work/launch-nodrv.amdahl" --force -- \
           "$work/bench_launch" "$launches")
-  rm -f "$work"/launch-nodrv.amdahl
-  printf 'launch\tall\t%s\t%s\t%s\n' "$off" "$on" "$nodrv" >> "$results"
-  echo "  $off ns/launch CUPTI off, $on ns/launch under amdahl profile, $nodrv without driver-API records"
+  rm -f "$work"/launch-*.amdahl
+  printf 'launch\tall\t%s\t%s\t%s\t%s\t%s\n' "$off" "$on" "$nodrv" "$all" "$none" >> "$results"
+  echo "  $off ns/launch CUPTI off, $on ns/launch under amdahl profile (launch APIs), $nodrv without driver-API records, $all with every API call, $none with no API records"
 fi
 
 # --- 1. ResNet-50 ----------------------------------------------------------------------------
 py=(python3 "$root/scripts/bench_overhead_resnet50.py" --warmup "$warmup" --iters "$iters" --dtypes "${BENCH_DTYPES:-fp16,bf16}")
 if python3 -c "import torch, torchvision; assert torch.cuda.is_available()" 2>/dev/null; then
+  # Configurations (BENCH_CONFIGS, comma-separated): unprofiled; amdahl (default: API records for
+  # launches/copies/syncs only); amdahl-all (--gpu-api all: every CUDA API call, the old default);
+  # amdahl-window (--gpu-steps in the warm-up: GPU collection off for the timed loop, which shows
+  # what is left outside the window); torch.profiler.
+  win="${BENCH_WINDOW:-10:$warmup}"
+  IFS=, read -r -a configs <<< "${BENCH_CONFIGS:-unprofiled,amdahl,amdahl-all,amdahl-window,torch.profiler}"
   for round in $(seq "${BENCH_ROUNDS:-2}"); do
-    echo "== ResNet-50 round $round: unprofiled ($(elapsed))"
-    "${py[@]}" --mode plain --label unprofiled 2>&1 | tee -a "$work/resnet.log" \
-      | sed -n "s/^RESULT /resnet\tr$round\t/p" | tee -a "$results"
-    echo "== ResNet-50 round $round: amdahl profile ($(elapsed))"
-    profiled "resnet$round" "${py[@]}" --mode plain --label amdahl 2>&1 | tee -a "$work/resnet.log" \
-      | sed -n "s/^RESULT /resnet\tr$round\t/p" | tee -a "$results"
-    echo "== ResNet-50 round $round: torch.profiler ($(elapsed))"
-    "${py[@]}" --mode torchprof --label torch.profiler 2>&1 | tee -a "$work/resnet.log" \
-      | sed -n "s/^RESULT /resnet\tr$round\t/p" | tee -a "$results"
+    for cfg in "${configs[@]}"; do
+      echo "== ResNet-50 round $round: $cfg ($(elapsed))"
+      case "$cfg" in
+        unprofiled) run=("${py[@]}" --mode plain --label unprofiled) ;;
+        amdahl) run=("$amdahl" profile -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label amdahl) ;;
+        amdahl-all) run=("$amdahl" profile --gpu-api all -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label amdahl-all) ;;
+        amdahl-window) run=("$amdahl" profile --gpu-steps "$win" -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label amdahl-window) ;;
+        torch.profiler) run=("${py[@]}" --mode torchprof --label torch.profiler) ;;
+        *) echo "bench_overhead: unknown configuration $cfg" >&2; continue ;;
+      esac
+      "${run[@]}" 2>&1 | tee -a "$work/resnet.log" | sed -n "s/^RESULT /resnet\tr$round\t/p" | tee -a "$results"
+      if [ -f "$work/r.amdahl" ] && [ -n "${OUT:-}" ] && [ "$round" = 1 ]; then
+        "$amdahl" report "$work/r.amdahl" > "$OUT/report-$cfg.txt" 2>&1 || true
+      fi
+      rm -f "$work/r.amdahl"
+    done
   done
   grep -v '^RESULT' "$work/resnet.log" | grep -i "error\|traceback" | head -5
 else
@@ -126,7 +145,7 @@ if res:
     print("|---|---|---:|---:|---:|---:|")
     for dtype in sorted({j["dtype"] for _, j in res}):
         base = None
-        for label in ["unprofiled", "amdahl", "torch.profiler"]:
+        for label in ["unprofiled", "amdahl", "amdahl-all", "amdahl-window", "torch.profiler"]:
             vals = {rnd: j["images_per_sec"] for rnd, j in res if j["dtype"] == dtype and j["label"] == label}
             if not vals:
                 continue
@@ -155,15 +174,20 @@ if nv:
             added = "n/a"
         name = "nvtxRangePushA + Pop (default domain)" if variant == "default" else "nvtxDomainRangePushEx (registered, `amdahl`) + Pop"
         print(f"| {name} | {off} | {on} | {added} |")
+for r in rows:
+    if r[0] == "clock":
+        print(f"\nOne clock_gettime(CLOCK_MONOTONIC): {r[1]} ns (clocksource {r[2]}); the collector reads the clock once per push and once per pop.")
 la = [r for r in rows if r[0] == "launch"]
 if la:
-    _, _, off, on, nodrv = la[0]
+    _, _, off, on, nodrv, allapi, noapi = la[0]
     print("\n### One kernel launch (empty kernel, loop + synchronize, best of runs)\n")
     print("| CUPTI | ns per launch |")
     print("|---|---:|")
     print(f"| off (unprofiled) | {off} |")
-    print(f"| on (`amdahl profile`) | {on} |")
+    print(f"| on (`amdahl profile`, API records for launches/copies/syncs) | {on} |")
     print(f"| on, driver-API records off (`AMDAHL_CUPTI_DRIVER=0`) | {nodrv} |")
+    print(f"| on, every API call recorded (`--gpu-api all`) | {allapi} |")
+    print(f"| on, no API records (`--gpu-api none`) | {noapi} |")
 PY
 cat "$table"
 if [ -n "${OUT:-}" ]; then

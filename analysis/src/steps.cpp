@@ -2,6 +2,7 @@
 #include "amdahl/analysis/steps.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "amdahl/analysis/errors.hpp"
 
@@ -19,6 +20,30 @@ std::size_t auto_warmup(const std::vector<std::int64_t>& durations) {
   return w;
 }
 
+std::vector<Interval> gpu_trace_windows(const format::RecordSet& rs, std::uint32_t pid) {
+  format::StrId amdahl = format::kNoString, on = format::kNoString, off = format::kNoString;
+  for (std::size_t i = 1; i < rs.strings.size(); ++i) {
+    const std::string& t = rs.strings[i];
+    if (t == "amdahl") amdahl = static_cast<format::StrId>(i);
+    else if (t == "gpu_trace_on") on = static_cast<format::StrId>(i);
+    else if (t == "gpu_trace_off") off = static_cast<format::StrId>(i);
+  }
+  std::vector<Interval> out;
+  if (on == format::kNoString || amdahl == format::kNoString) return out;
+  std::vector<std::pair<std::int64_t, bool>> events;  // (time, opens)
+  for (const auto& m : rs.marks) {
+    if (m.pid != pid || m.domain != amdahl) continue;
+    if (m.name == on) events.emplace_back(m.ts_ns, true);
+    else if (off != format::kNoString && m.name == off) events.emplace_back(m.ts_ns, false);
+  }
+  std::sort(events.begin(), events.end());
+  for (const auto& [t, opens] : events) {
+    if (opens) out.push_back({t, std::numeric_limits<std::int64_t>::max()});
+    else if (!out.empty() && out.back().end_ns == std::numeric_limits<std::int64_t>::max()) out.back().end_ns = t;
+  }
+  return out;
+}
+
 StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup) {
   StepSelection sel;
   std::size_t best = tl.lanes.size();
@@ -30,9 +55,28 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
     const Lane& lane = tl.lanes[best];
     sel.driving_lane = best;
     sel.has_steps = true;
-    sel.total_steps = lane.steps.size();
+    // `amdahl profile --gpu-steps`: GPU activity exists only inside the trace window(s); the
+    // steps that lie wholly inside are the candidates (warm-up then drops the first of them,
+    // whose stream still ran untraced work of earlier steps).
+    std::vector<Interval> candidates = lane.steps;
+    if (tl.records != nullptr) {
+      const auto windows = gpu_trace_windows(*tl.records, lane.pid);
+      if (!windows.empty()) {
+        std::erase_if(candidates, [&](const Interval& s) {
+          return std::none_of(windows.begin(), windows.end(),
+                              [&](const Interval& w) { return s.start_ns >= w.start_ns && s.end_ns <= w.end_ns; });
+        });
+        if (candidates.empty())
+          throw InputError("GPU activity was collected for a window of steps (amdahl profile --gpu-steps), but no "
+                           "step of the driving thread lies wholly inside it");
+        sel.notes.push_back("GPU activity was collected for " + std::to_string(candidates.size()) + " of " +
+                            std::to_string(lane.steps.size()) +
+                            " steps (amdahl profile --gpu-steps): the analysis keeps to those steps");
+      }
+    }
+    sel.total_steps = candidates.size();
     std::vector<std::int64_t> d;
-    for (const auto& s : lane.steps) d.push_back(s.end_ns - s.start_ns);
+    for (const auto& s : candidates) d.push_back(s.end_ns - s.start_ns);
     if (warmup) {
       sel.warmup_auto = false;
       sel.warmup = *warmup;
@@ -44,7 +88,7 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
       if (sel.total_steps < 2)
         sel.notes.push_back("only one step: no warm-up excluded");
     }
-    sel.steps.assign(lane.steps.begin() + static_cast<std::ptrdiff_t>(sel.warmup), lane.steps.end());
+    sel.steps.assign(candidates.begin() + static_cast<std::ptrdiff_t>(sel.warmup), candidates.end());
     for (std::size_t i = 0; i < sel.steps.size(); ++i) {
       const std::int64_t end = i + 1 < sel.steps.size() ? sel.steps[i + 1].start_ns : sel.steps[i].end_ns;
       sel.spans.push_back({sel.steps[i].start_ns, std::max(end, sel.steps[i].start_ns)});

@@ -27,6 +27,7 @@
 #include "amdahl/format/profile_store.hpp"
 #include "commands.hpp"
 #include "launcher.hpp"
+#include "step_window.hpp"
 
 namespace amdahl::cli {
 namespace {
@@ -40,6 +41,8 @@ struct ProfileOptions {
   bool force = false;
   std::string stages;
   bool torch = false;  // --torch: annotate a PyTorch script through amdahl_torch (docs/torch.md)
+  std::string gpu_api = "launch";  // --gpu-api: which CUDA API calls get a record (docs/cupti.md)
+  std::optional<std::string> gpu_steps;  // --gpu-steps FROM:TO: CUPTI collects during these steps only
   std::vector<std::string> command;
 };
 
@@ -264,8 +267,15 @@ int run_profile(const ProfileOptions& opt) {
     std::fprintf(stderr, "amdahl: warning: the collector %s is missing; the profile will have no ranges\n",
                  collector.c_str());
 
+  if (opt.gpu_api != "launch" && opt.gpu_api != "all" && opt.gpu_api != "none")
+    throw UsageError("--gpu-api must be launch, all or none (got '" + opt.gpu_api + "')");
+  if (opt.gpu_steps && !profiler::parse_step_window(*opt.gpu_steps))
+    throw UsageError("--gpu-steps must be FROM:TO with 0 <= FROM < TO, e.g. 20:70 (got '" + *opt.gpu_steps + "')");
+
   PartDir parts_dir;
   std::map<std::string, std::string> env_set{{"AMDAHL_PART_DIR", parts_dir.path()}};
+  env_set["AMDAHL_CUPTI_API"] = opt.gpu_api;
+  if (opt.gpu_steps) env_set["AMDAHL_GPU_STEPS"] = *opt.gpu_steps;
   if (have_collector) env_set["NVTX_INJECTION64_PATH"] = collector.string();
   if (fs::exists(cupti, ec)) env_set["CUDA_INJECTION64_PATH"] = cupti.string();
   const bool torch_ok = opt.torch && add_torch_env(env_set);
@@ -320,6 +330,8 @@ int run_profile(const ProfileOptions& opt) {
   meta["cwd"] = fs::current_path(ec).string();
   if (have_collector) meta["collector"] = collector.string();
   if (opt.torch) meta["torch"] = torch_ok ? env_set["PYTHONPATH"] : "missing";
+  meta["gpu_api"] = opt.gpu_api;
+  if (opt.gpu_steps) meta["gpu_steps"] = *opt.gpu_steps;
   if (stage_rules) {
     meta["stage_rules"] = *stage_rules;
     meta["stage_rules_file"] = opt.stages;
@@ -343,6 +355,12 @@ void register_profile_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--torch", opt->torch,
                 "Annotate a PyTorch script unchanged: DataLoader waits/workers, copies, forward/backward/"
                 "optimizer, one step per optimizer step (docs/torch.md)");
+  sub->add_option("--gpu-api", opt->gpu_api,
+                  "CUDA API calls that get a record: launch (default: launches, copies, sets, syncs, "
+                  "stream/event order), all (every call; slowest), none (GPU ops only, not linked to stages)");
+  sub->add_option("--gpu-steps", opt->gpu_steps,
+                  "FROM:TO: collect GPU activity only from the start of step FROM to the start of step TO "
+                  "(0-based `step` ranges); the analysis keeps to those steps. Host ranges are recorded throughout");
   sub->add_option("command", opt->command, "The command to run and its arguments (after --)");
   // From COMMAND on, every argument belongs to the command, options and "--" included (with or
   // without the separating "--").

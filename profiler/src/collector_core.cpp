@@ -15,6 +15,7 @@
 #include "collector_state.hpp"
 #include "log.hpp"
 #include "proc_info.hpp"
+#include "step_window.hpp"
 
 namespace amdahl::profiler {
 namespace detail {
@@ -53,6 +54,15 @@ std::atomic<std::int64_t> g_bytes_in_use{0};
 std::atomic<std::uint64_t> g_range_ends{0};    // successful nvtxRangeEnd calls
 std::atomic<std::uint64_t> g_diag_changes{0};  // count_diagnostic calls
 std::int64_t g_bytes_budget = std::int64_t{1024} << 20;
+
+// The GPU trace window (AMDAHL_GPU_STEPS). g_step_watch is the id of "step" while steps are
+// counted, kNoWatch otherwise: the push/start hot path pays one relaxed load and compare.
+constexpr format::StrId kNoWatch = 0xFFFFFFFFu;
+std::atomic<format::StrId> g_step_watch{kNoWatch};
+bool g_window_set = false;
+StepWindow g_window;
+std::atomic<std::uint64_t> g_steps_seen{0};
+std::atomic<GpuWindowHook> g_window_hook{nullptr};
 
 thread_local ThreadState* t_state = nullptr;
 thread_local std::uint64_t t_tid = 0;
@@ -192,6 +202,15 @@ __attribute__((constructor)) void collector_load() noexcept {
     const long long mb = std::strtoll(b, &end, 10);
     if (end != b && mb > 0) g_bytes_budget = mb << 20;
   }
+  if (const char* w = std::getenv("AMDAHL_GPU_STEPS"); w != nullptr && *w != '\0') {
+    if (auto win = parse_step_window(w)) {
+      g_window = *win;
+      g_window_set = true;
+    } else {
+      detail::log_message(detail::LogLevel::Warn,
+                          "AMDAHL_GPU_STEPS=%s is not FROM:TO (FROM < TO): GPU activity collected throughout", w);
+    }
+  }
   const char* dir = std::getenv("AMDAHL_PART_DIR");
   if (dir != nullptr && *dir != '\0' && usable_dir(dir)) {
     try {
@@ -203,6 +222,7 @@ __attribute__((constructor)) void collector_load() noexcept {
     }
   }
   ::pthread_atfork(fork_prepare, fork_parent, fork_child);
+  if (g_enabled && g_window_set) g_step_watch.store(intern("step"), std::memory_order_relaxed);
   if (g_enabled) {
     std::atexit(at_exit_handler);
     install_crash_handlers();
@@ -289,8 +309,22 @@ format::StrId intern_cached(ThreadState* ts, const char* s) noexcept {
   return id;
 }
 
+// Slow path of the GPU trace window: a range named `step` started on some thread.
+void note_step_start(ThreadState* ts) noexcept {
+  const std::uint64_t n = g_steps_seen.fetch_add(1, std::memory_order_relaxed);
+  const WindowAction a = window_action(g_window, n);
+  if (a == WindowAction::None) return;
+  if (a == WindowAction::Stop) g_step_watch.store(kNoWatch, std::memory_order_relaxed);
+  format::Payload p;
+  p.kind = format::PayloadKind::Int64;
+  p.i = static_cast<std::int64_t>(n);
+  add_mark(ts, intern("amdahl"), intern(a == WindowAction::Start ? "gpu_trace_on" : "gpu_trace_off"), 0, p);
+  if (GpuWindowHook h = g_window_hook.load(std::memory_order_acquire)) h(a == WindowAction::Start);
+}
+
 int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
                const format::Payload& payload) noexcept {
+  if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] note_step_start(ts);
   const std::int64_t t = now_ns();
   auto& st = ts->stack;
   const StackEntry* top = st.empty() ? nullptr : &st.back();
@@ -352,6 +386,7 @@ constexpr std::uint64_t kIdLocalMask = (std::uint64_t{1} << kIdLocalBits) - 1;
 
 std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
                           const format::Payload& payload) noexcept {
+  if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] note_step_start(ts);
   const std::int64_t t = now_ns();
   LocalRange* r = ts->ranges.reserve();
   if (r == nullptr) {
@@ -569,6 +604,11 @@ void count_diagnostic(std::string_view key, std::uint64_t n) noexcept {
 }
 
 bool collector_enabled() noexcept { return detail::g_enabled; }
+
+void register_gpu_window_hook(GpuWindowHook hook) noexcept {
+  detail::g_window_hook.store(hook, std::memory_order_release);
+}
+bool gpu_window_deferred() noexcept { return detail::g_window_set && detail::g_enabled; }
 
 void register_part_hook(PartHook hook) noexcept {
   if (hook == nullptr || detail::g_core == nullptr) return;

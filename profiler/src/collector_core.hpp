@@ -47,4 +47,14 @@ AMDAHL_COLLECTOR_API void register_part_hook(PartHook hook) noexcept;
 // Called at exit; the CUPTI side calls it on cudaDeviceReset and on exit().
 AMDAHL_COLLECTOR_API void write_part_now() noexcept;
 
+// The GPU trace window (AMDAHL_GPU_STEPS=FROM:TO, step_window.hpp). When set, the CUPTI
+// collector starts collection only when the core calls its hook with true (at the start of step
+// FROM, a range named `step` on any thread) and stops it at the hook call with false (step TO).
+// The core marks both moments in the profile (`gpu_trace_on` / `gpu_trace_off`, domain amdahl,
+// payload: the step number), so the analysis keeps to the traced steps.
+using GpuWindowHook = void (*)(bool on) noexcept;
+AMDAHL_COLLECTOR_API void register_gpu_window_hook(GpuWindowHook hook) noexcept;
+// True when AMDAHL_GPU_STEPS asked for a window: CUPTI waits for the hook.
+AMDAHL_COLLECTOR_API bool gpu_window_deferred() noexcept;
+
 }  // namespace amdahl::profiler

@@ -12,9 +12,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "collector_core.hpp"
+#include "cupti_api_filter.hpp"
 #include "cupti_buffer_pool.hpp"
 #include "cupti_log.hpp"
 #include "cupti_records.hpp"
@@ -79,6 +81,10 @@ struct State {
   std::atomic<bool> finishing{false};
   bool exit_sync = true;
   std::uint32_t enabled_mask = 0;  // bit i: kKinds[i] enabled
+  ApiTrace api_trace = ApiTrace::Launch;
+  bool driver = true;            // driver API records (AMDAHL_CUPTI_DRIVER=0: none)
+  std::mutex window_mu;          // serialises the GPU-window hook's enable / disable
+  std::uint32_t runtime_apis = 0, driver_apis = 0;  // call ids enabled one by one (Launch mode)
 };
 
 State* g_state = nullptr;
@@ -157,6 +163,10 @@ void tear_down() noexcept {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   for (std::size_t i = 0; i < std::size(kKinds); ++i) {
     if (g_state->enabled_mask & (1U << i)) cuptiActivityDisable(kKinds[i]);
+  }
+  if (g_state->api_trace == ApiTrace::Launch) {  // turns the one-by-one enabled calls off too
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
   }
   if (g_state->subscriber != nullptr) {
     cuptiUnsubscribe(g_state->subscriber);
@@ -237,6 +247,72 @@ void subscribe() noexcept {
      "cuptiEnableCallback(context destroy)");
 }
 
+// Launch mode: an activity record only for the calls traced_in_launch_mode() selects, enabled
+// one callback id at a time (the RUNTIME / DRIVER kinds stay off: they would enable them all).
+void enable_launch_apis(bool driver) noexcept {
+  const char* name = nullptr;
+  g_state->runtime_apis = g_state->driver_apis = 0;
+  for (std::uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+    if (traced_in_launch_mode(name) && cuptiActivityEnableRuntimeApi(cbid, 1) == CUPTI_SUCCESS) ++g_state->runtime_apis;
+  }
+  for (std::uint32_t cbid = 1; driver && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+    if (traced_in_launch_mode(name) && cuptiActivityEnableDriverApi(cbid, 1) == CUPTI_SUCCESS) ++g_state->driver_apis;
+  }
+  if (g_state->runtime_apis == 0) {
+    log(LogLevel::Warn, "no runtime API call could be traced one by one: GPU work is not linked to stages");
+    count_diagnostic("cupti.launch_apis_unavailable");
+  }
+}
+
+// Enables the activity kinds (all of them, or only DEVICE when `devices_only`), and the API
+// records the trace mode asks for. Kinds already enabled are left alone.
+void enable_kinds(bool devices_only) noexcept {
+  for (std::size_t i = 0; i < std::size(kKinds); ++i) {
+    if (g_state->enabled_mask & (1U << i)) continue;
+    if (devices_only && kKinds[i] != CUPTI_ACTIVITY_KIND_DEVICE) continue;
+    const bool api_kind = kKinds[i] == CUPTI_ACTIVITY_KIND_RUNTIME || kKinds[i] == CUPTI_ACTIVITY_KIND_DRIVER;
+    if (kKinds[i] == CUPTI_ACTIVITY_KIND_DRIVER && !g_state->driver) continue;
+    if (api_kind && g_state->api_trace != ApiTrace::All) continue;  // Launch: per call id; None: none
+    if (cuptiActivityEnable(kKinds[i]) == CUPTI_SUCCESS) {
+      g_state->enabled_mask |= 1U << i;
+    } else {
+      log(LogLevel::Warn, "could not enable CUPTI activity kind %d", static_cast<int>(kKinds[i]));
+      count_diagnostic("cupti.kind_not_enabled." + std::to_string(static_cast<int>(kKinds[i])));
+    }
+  }
+  if (!devices_only && g_state->api_trace == ApiTrace::Launch) enable_launch_apis(g_state->driver);
+}
+
+// Disables every kind but DEVICE (and the one-by-one API records), after a flush.
+void disable_kinds() noexcept {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  for (std::size_t i = 0; i < std::size(kKinds); ++i) {
+    if (kKinds[i] == CUPTI_ACTIVITY_KIND_DEVICE || !(g_state->enabled_mask & (1U << i))) continue;
+    cuptiActivityDisable(kKinds[i]);
+    g_state->enabled_mask &= ~(1U << i);
+  }
+  if (g_state->api_trace == ApiTrace::Launch) {
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+  }
+}
+
+// The core's GPU-window hook: called on the thread that started step FROM (true) or TO (false).
+void on_gpu_window(bool on) noexcept {
+  if (!in_owner_process() || g_state->torn_down.load()) return;
+  std::lock_guard<std::mutex> lock(g_state->window_mu);
+  if (on) {
+    enable_kinds(false);
+    log(LogLevel::Info, "GPU trace window opened (%u runtime + %u driver API calls traced)", g_state->runtime_apis,
+        g_state->driver_apis);
+  } else {
+    disable_kinds();
+    log(LogLevel::Info, "GPU trace window closed");
+  }
+}
+
 int initialize() noexcept {
   if (g_state != nullptr) return 1;
   if (!collector_enabled()) return 1;  // not under `amdahl profile`: stay out of the way
@@ -282,15 +358,20 @@ int initialize() noexcept {
     count_diagnostic("cupti.unavailable");
     return 1;
   }
-  const bool driver = !env_off("AMDAHL_CUPTI_DRIVER");
-  for (std::size_t i = 0; i < std::size(kKinds); ++i) {
-    if (kKinds[i] == CUPTI_ACTIVITY_KIND_DRIVER && !driver) continue;
-    if (cuptiActivityEnable(kKinds[i]) == CUPTI_SUCCESS) {
-      g_state->enabled_mask |= 1U << i;
-    } else {
-      log(LogLevel::Warn, "could not enable CUPTI activity kind %d", static_cast<int>(kKinds[i]));
-      count_diagnostic("cupti.kind_not_enabled." + std::to_string(static_cast<int>(kKinds[i])));
-    }
+  g_state->driver = !env_off("AMDAHL_CUPTI_DRIVER");
+  const char* api_env = std::getenv("AMDAHL_CUPTI_API");
+  std::optional<ApiTrace> api = parse_api_trace(api_env ? api_env : "");
+  if (!api) {
+    log(LogLevel::Warn, "AMDAHL_CUPTI_API=%s is not launch, all or none: using launch", api_env);
+    api = ApiTrace::Launch;
+  }
+  g_state->api_trace = *api;
+  if (gpu_window_deferred()) {
+    // --gpu-steps: only the device records now; the rest from the window's first step on.
+    enable_kinds(true);
+    register_gpu_window_hook(&on_gpu_window);
+  } else {
+    enable_kinds(false);
   }
   if (const std::size_t ms = env_size("AMDAHL_CUPTI_FLUSH_MS", 0); ms > 0) {
     ok(cuptiActivityFlushPeriod(static_cast<std::uint32_t>(ms)), "cuptiActivityFlushPeriod");
@@ -298,8 +379,9 @@ int initialize() noexcept {
   subscribe();
   register_part_hook(&part_hook);
   std::atexit(&at_exit);
-  log(LogLevel::Info, "CUPTI collection started (CUPTI %u, buffers of %zu KiB)", version,
-      g_state->pool.buffer_bytes() / 1024);
+  log(LogLevel::Info, "CUPTI collection started (CUPTI %u, buffers of %zu KiB, API records: %s, %u runtime + %u driver calls)",
+      version, g_state->pool.buffer_bytes() / 1024, api_trace_name(g_state->api_trace), g_state->runtime_apis,
+      g_state->driver_apis);
   return 1;
 }
 

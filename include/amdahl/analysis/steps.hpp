@@ -31,6 +31,11 @@ struct StepSelection {
 // the median step duration (stops at the first that is not). Fewer than 2 steps: none.
 std::size_t auto_warmup(const std::vector<std::int64_t>& durations);
 
+// The GPU trace windows of process `pid` (`gpu_trace_on` / `gpu_trace_off` marks in domain
+// amdahl, left by `amdahl profile --gpu-steps`), in time order; an open window ends at INT64_MAX.
+// Empty when GPU activity was collected throughout.
+std::vector<Interval> gpu_trace_windows(const format::RecordSet& rs, std::uint32_t pid);
+
 // Throws InputError when there is nothing to analyse or the warm-up leaves no step.
 StepSelection select_steps(const Timeline& timeline, std::optional<std::size_t> warmup);
 
