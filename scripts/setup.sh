@@ -5,6 +5,9 @@
 set -euo pipefail
 pkgs=(cmake g++ make libsqlite3-dev sqlite3 libcli11-dev nlohmann-json3-dev libspdlog-dev
       libfmt-dev libboost-dev doctest-dev python3 libpng-dev)
+# The fuzz targets (scripts/fuzz.sh, CI's fuzz smoke): clang and its runtime libraries
+# (libFuzzer, ASan, UBSan), which clang only recommends.
+pkgs+=(clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 namespace amdahl::cli {
 
@@ -14,6 +16,12 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// The text of a `--format json` output: indented, newline-terminated; strings that are not
+// UTF-8 (profiles keep NVTX names as recorded) get U+FFFD instead of making dump() throw.
+inline std::string json_text(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 void register_profile_command(CLI::App& app, int& exit_code);   // profile_command.cpp
 void register_report_command(CLI::App& app, int& exit_code);    // report_command.cpp

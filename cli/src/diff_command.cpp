@@ -25,7 +25,7 @@ void register_diff_command(CLI::App& app, int& exit_code) {
     ob.profile = *second;
     const analysis::Report b = load_and_analyze(ob);
     const report::ProfileDiff d = report::diff_reports(a, b);
-    write_output(*opt, opt->format == "json" ? report::diff_to_json(d).dump(2) + "\n"
+    write_output(*opt, opt->format == "json" ? json_text(report::diff_to_json(d))
                                              : report::diff_to_text(d, opt->profile, *second));
     exit_code = 0;
   });

@@ -24,7 +24,7 @@ void register_report_command(CLI::App& app, int& exit_code) {
       exit_code = 0;
       return;
     }
-    write_output(*opt, opt->format == "json" ? analysis::report_to_json(report).dump(2) + "\n"
+    write_output(*opt, opt->format == "json" ? json_text(analysis::report_to_json(report))
                                              : analysis::report_to_text(report));
     exit_code = 0;
   });

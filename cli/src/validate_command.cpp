@@ -34,7 +34,7 @@ void register_validate_command(CLI::App& app, int& exit_code) {
     vo.all_stages = opt->all_stages;
     vo.min_change = opt->min_change_pct / 100.0;
     const analysis::Validation v = analysis::validate_runs(base, improved, vo);
-    write_output(*opt, opt->format == "json" ? analysis::validation_to_json(base, improved, v).dump(2) + "\n"
+    write_output(*opt, opt->format == "json" ? json_text(analysis::validation_to_json(base, improved, v))
                                              : analysis::validation_to_text(base, improved, v));
     exit_code = 0;
   });

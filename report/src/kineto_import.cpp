@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -31,11 +32,26 @@ struct Builder {
   }
 };
 
+// A JSON float as an unsigned integer: negative -> 0, beyond 2^64 -> the largest value (a
+// plain cast of an out-of-range double is undefined behaviour).
+std::uint64_t u64_of(double d) {
+  if (!(d > 0)) return 0;
+  if (d >= 18446744073709551616.0) return UINT64_MAX;
+  return static_cast<std::uint64_t>(d);
+}
+
+// A string member, "" when it is absent or not a string (json::value throws on a wrong type).
+std::string str_of(const json& obj, const char* key) {
+  if (!obj.is_object()) return {};
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 // pid / tid may be numbers or strings ("Spans", "stream 7"): trailing digits, else a hash.
 std::uint64_t id_of(const json& v) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
   if (v.is_number_integer()) return static_cast<std::uint64_t>(v.get<std::int64_t>());
-  if (v.is_number_float()) return static_cast<std::uint64_t>(std::max(0.0, v.get<double>()));
+  if (v.is_number_float()) return u64_of(v.get<double>());
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
     std::size_t k = s.size();
@@ -46,18 +62,19 @@ std::uint64_t id_of(const json& v) {
   return 0;
 }
 
+// Float microseconds as int64 ns; -1 (skipped) when not a number or beyond the int64 range.
 std::int64_t ns_of(const json& v) {
   if (!v.is_number()) return -1;
-  const double us = v.get<double>();
-  if (!std::isfinite(us)) return -1;
-  return static_cast<std::int64_t>(std::llround(us * 1000.0));
+  const double ns = v.get<double>() * 1000.0;
+  if (!std::isfinite(ns) || ns >= 9.2e18 || ns <= -9.2e18) return -1;
+  return static_cast<std::int64_t>(std::llround(ns));
 }
 
 std::uint64_t arg_u64(const json& args, const char* key, std::uint64_t fallback = 0) {
   if (!args.is_object()) return fallback;
   const auto it = args.find(key);
   if (it == args.end() || !it->is_number()) return fallback;
-  if (it->is_number_float()) return static_cast<std::uint64_t>(std::max(0.0, it->get<double>()));
+  if (it->is_number_float()) return u64_of(it->get<double>());
   if (it->is_number_integer() && it->get<std::int64_t>() < 0) return fallback;
   return it->get<std::uint64_t>();
 }
@@ -149,7 +166,7 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
   for (const json& e : *events) {
     if (!e.is_object()) continue;
     ++st.events;
-    const std::string ph = e.value("ph", std::string());
+    const std::string ph = str_of(e, "ph");
     const std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
     const json args = e.contains("args") ? e["args"] : json::object();
     const auto pid = static_cast<std::uint32_t>(e.contains("pid") ? id_of(e["pid"]) : 0);
@@ -169,6 +186,10 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
     const std::int64_t start = ns_of(e.value("ts", json()));
     const std::int64_t dur = ns_of(e.value("dur", json(0)));
     if (start < 0 || dur < 0) {
+      ++st.skipped_other;
+      continue;
+    }
+    if (dur > INT64_MAX - start) {  // would overflow int64 ns
       ++st.skipped_other;
       continue;
     }
@@ -308,7 +329,7 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
       format::DeviceRec dr;
       dr.pid = main_pid;
       dr.device = static_cast<std::uint32_t>(arg_u64(d, "id"));
-      dr.name = b.s(d.value("name", std::string()));
+      dr.name = b.s(str_of(d, "name"));
       dr.global_memory = arg_u64(d, "totalGlobalMem");
       dr.cc_major = static_cast<std::uint32_t>(arg_u64(d, "computeMajor"));
       dr.cc_minor = static_cast<std::uint32_t>(arg_u64(d, "computeMinor"));
@@ -337,8 +358,12 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
   p.meta["source"] = "kineto";
   p.meta["clock"] = "kineto (microseconds, converted to ns)";
   p.meta["stage_rules"] = kineto_stage_rules();
-  if (doc.is_object() && doc.contains("schemaVersion") && doc["schemaVersion"].is_number())
-    p.meta["kineto_schema_version"] = std::to_string(doc["schemaVersion"].get<long long>());
+  if (doc.is_object() && doc.contains("schemaVersion") && doc["schemaVersion"].is_number()) {
+    const json& v = doc["schemaVersion"];
+    if (v.is_number_integer()) p.meta["kineto_schema_version"] = v.dump();
+    else if (std::fabs(v.get<double>()) < 9.2e18)  // a float beyond int64 has no integer version
+      p.meta["kineto_schema_version"] = std::to_string(static_cast<long long>(v.get<double>()));
+  }
   return p;
 }
 

@@ -1,0 +1,30 @@
+// The fuzzed entry points (issue #8), shared by the libFuzzer targets (fuzz_*.cpp, clang) and
+// the regression test (test_fuzz_regressions.cpp, the normal build), so that each input that
+// once crashed a target is replayed through exactly the same code in ctest.
+//
+// Each function feeds `data` to one of amdahl's input parsers the way the CLI does, then
+// analyses and renders what it accepted. The project's documented bad-input errors
+// (format::ProfileError, analysis::InputError, analysis::UsageError) are the expected outcome
+// of bad input and are caught here; anything else (a crash, a sanitizer report, any other
+// exception, std::bad_alloc included) escapes and is a finding.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace amdahl::fuzz {
+
+// The bytes as a .amdahl file: format::load_profile (what `amdahl report` / `whatif` /
+// `export` call), then analyze, the text / JSON / Markdown / CSV / HTML reports, the what-if
+// and the Chrome trace export.
+void profile_loader(const std::uint8_t* data, std::size_t size);
+
+// The bytes as a `--stages FILE` rule file: parse_stage_rules, then the rules (with the
+// defaults) classifying a few names, and each pattern matched against the other patterns.
+void stage_rules(const std::uint8_t* data, std::size_t size);
+
+// The bytes as a Kineto trace file (`amdahl import`; plain JSON or gzip): import_kineto_file,
+// then the analysis of the imported profile (what `amdahl report` of the import gives).
+void kineto_import(const std::uint8_t* data, std::size_t size);
+
+}  // namespace amdahl::fuzz
