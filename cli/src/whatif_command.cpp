@@ -31,7 +31,7 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     analysis::WhatIfOptions wo;
     wo.curves = opt->format == "json";  // the curves are only in the JSON
     const analysis::WhatIf w = analysis::compute_whatif(report, requests, target, wo);
-    write_output(*opt, opt->format == "json" ? analysis::whatif_to_json(report, w).dump(2) + "\n"
+    write_output(*opt, opt->format == "json" ? json_text(analysis::whatif_to_json(report, w))
                                              : analysis::whatif_to_text(report, w));
     exit_code = 0;
   });
