@@ -188,6 +188,7 @@ std::int64_t scalar(const Db& db, const char* sql) {
 struct Loader {
   const std::string& path;
   const Db& db;
+  std::int64_t file_size;
 
   [[noreturn]] void corrupt(const std::string& why) const {
     throw ProfileError(path + " is corrupt: " + why);
@@ -208,13 +209,15 @@ struct Loader {
     return p;
   }
 
-  // Row count the writer recorded for `table` (0 when absent).
-  static std::size_t hint(const Profile& p, const char* table) {
+  // Row count the writer recorded for `table` (0 when absent), used to size the vectors before
+  // reading. A corrupt count must not allocate more than the file can hold: every row of a
+  // table takes at least 4 bytes of the file (cell pointer, payload size, rowid, record header).
+  std::size_t hint(const Profile& p, const char* table) const {
     const auto it = p.meta.find(std::string("count.") + table);
     if (it == p.meta.end()) return 0;
     std::size_t n = 0;
     std::from_chars(it->second.data(), it->second.data() + it->second.size(), n);
-    return std::min<std::size_t>(n, std::size_t{1} << 30);
+    return std::min<std::size_t>(n, static_cast<std::size_t>(file_size / 4));
   }
 
   // Threads to read a table of n rows with: big tables are read in id slices, each on its own
@@ -452,7 +455,7 @@ Profile load_profile(const std::string& path) {
     check_version(path, out.meta);
     for (const char* t : detail::kTables)
       if (!tables.count(t)) throw ProfileError(path + " is not a complete amdahl profile: table '" + t + "' is missing");
-    const Loader loader{path, db};
+    const Loader loader{path, db, file_size};
     loader.load(out);
     loader.check_counts(out);
   } catch (const SqliteError& e) {
