@@ -75,9 +75,10 @@ for t in "${targets[@]}"; do
   "$bin" "${common[@]}" "${dict[@]}" -max_total_time="$seconds" -print_final_stats=1 \
     "$work/corpus" "$seeds" >"$log" 2>&1 || rc=$?
   s1=$(date +%s)
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-  peak=$(grep -o 'stat::peak_rss_mb: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  stat() { awk -v k="stat::$1:" '$1 == k {v = $2} END {print v}' "$log"; }
+  execs=$(stat number_of_executed_units)
+  rate=$(stat average_exec_per_sec)
+  peak=$(stat peak_rss_mb)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
