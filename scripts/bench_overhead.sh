@@ -110,12 +110,23 @@ if python3 -c "import torch, torchvision; assert torch.cuda.is_available()" 2>/d
         amdahl) run=("$amdahl" profile -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label amdahl) ;;
         amdahl-all) run=("$amdahl" profile --gpu-api all -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label amdahl-all) ;;
         amdahl-window) run=("$amdahl" profile --gpu-steps "$win" -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label amdahl-window) ;;
+        # A window of 30 steps inside the timed loop (BENCH_WINDOW_MID): its cost spread over the loop.
+        amdahl-window-mid) run=("$amdahl" profile --gpu-steps "${BENCH_WINDOW_MID:-$((warmup + 40)):$((warmup + 70))}" -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label amdahl-window-mid) ;;
         torch.profiler) run=("${py[@]}" --mode torchprof --label torch.profiler) ;;
+        # Diagnosis of what costs: the NVTX collector alone; CUPTI attached but collecting
+        # nothing (a window that never opens); the same without the callback subscriber or
+        # without the timestamp callback.
+        nvtx-only) run=(env AMDAHL_CUPTI=0 "$amdahl" profile -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label nvtx-only) ;;
+        cupti-idle) run=("$amdahl" profile --gpu-steps 1000000:1000001 -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label cupti-idle) ;;
+        cupti-idle-nosub) run=(env AMDAHL_CUPTI_SUBSCRIBE=0 "$amdahl" profile --gpu-steps 1000000:1000001 -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label cupti-idle-nosub) ;;
+        cupti-idle-nots) run=(env AMDAHL_CUPTI_TIMESTAMP=0 "$amdahl" profile --gpu-steps 1000000:1000001 -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label cupti-idle-nots) ;;
+        amdahl-none) run=("$amdahl" profile --gpu-api none -o "$work/r.amdahl" --force -- "${py[@]}" --mode plain --label amdahl-none) ;;
         *) echo "bench_overhead: unknown configuration $cfg" >&2; continue ;;
       esac
       "${run[@]}" 2>&1 | tee -a "$work/resnet.log" | sed -n "s/^RESULT /resnet\tr$round\t/p" | tee -a "$results"
       if [ -f "$work/r.amdahl" ] && [ -n "${OUT:-}" ] && [ "$round" = 1 ]; then
         "$amdahl" report "$work/r.amdahl" > "$OUT/report-$cfg.txt" 2>&1 || true
+        case "$cfg" in amdahl-window*) cp "$work/r.amdahl" "$OUT/$cfg.amdahl" ;; esac
       fi
       rm -f "$work/r.amdahl"
     done
@@ -145,7 +156,8 @@ if res:
     print("|---|---|---:|---:|---:|---:|")
     for dtype in sorted({j["dtype"] for _, j in res}):
         base = None
-        for label in ["unprofiled", "amdahl", "amdahl-all", "amdahl-window", "torch.profiler"]:
+        labels = list(dict.fromkeys(j["label"] for _, j in res if j["dtype"] == dtype))
+        for label in ["unprofiled"] + [l for l in labels if l != "unprofiled"]:
             vals = {rnd: j["images_per_sec"] for rnd, j in res if j["dtype"] == dtype and j["label"] == label}
             if not vals:
                 continue

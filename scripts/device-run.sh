@@ -59,7 +59,7 @@ for b in profiles resnet50 workloads overhead torch kineto dataloader; do
     echo "== bench $b ($(( $(date +%s) - t0 )) s)"
     limit_var="STEP_TIMEOUT_$b"
     mkdir -p "$OUT_RESULTS/$b"
-    OUT="$OUT_RESULTS/$b" timeout "${!limit_var:-300}" bash "scripts/bench_$b.sh" 2>&1 | tee "$OUT_RESULTS/bench-$b.log"
+    OUT="$OUT_RESULTS/$b" OUT_RESULTS="$OUT_RESULTS/$b" timeout "${!limit_var:-300}" bash "scripts/bench_$b.sh" 2>&1 | tee "$OUT_RESULTS/bench-$b.log"
     echo "== bench $b exit ${PIPESTATUS[0]}" | tee -a "$summary"
     tail -n 40 "$OUT_RESULTS/bench-$b.log" >> "$summary"
   fi
@@ -69,5 +69,5 @@ echo "== done in $(( $(date +%s) - t0 )) s"
 for d in "$OUT/results"/*/; do
   [ -d "$d" ] && tar -C "$OUT/results" -czf "$OUT/results-$(basename "$d").tar.gz" "$(basename "$d")"
 done
-tar -C "$OUT/results" -czf "$OUT/results-logs.tar.gz" --exclude='*/*' . 2>/dev/null
+(cd "$OUT/results" && find . -maxdepth 1 -type f -print0 | tar -czf "$OUT/results-logs.tar.gz" --null -T -) 2>/dev/null
 rm -rf "$OUT/results"

@@ -84,6 +84,8 @@ struct State {
   ApiTrace api_trace = ApiTrace::Launch;
   bool driver = true;            // driver API records (AMDAHL_CUPTI_DRIVER=0: none)
   std::mutex window_mu;          // serialises the GPU-window hook's enable / disable
+  std::atomic<bool> detach_requested{false};  // the window closed: detach at the next API exit
+  std::atomic<bool> detached{false};
   std::uint32_t runtime_apis = 0, driver_apis = 0;  // call ids enabled one by one (Launch mode)
 };
 
@@ -213,6 +215,24 @@ void part_hook(format::RecordSet& out) noexcept {
   }
 }
 
+// The end of the GPU trace window: CUPTI leaves the process (cuptiFinalize), so the steps after
+// the window run at full speed -- disabling the activity kinds alone left the kernel launches as
+// slow as while tracing (measured on the H200: -18% throughput after the window closed). Called
+// at the exit of the first CUDA API call after the window closed, as cuptiFinalize asks: the
+// context is synchronised and the buffers flushed first, so the window's records are complete.
+void disable_kinds() noexcept;
+
+void detach_now() noexcept {
+  if (!in_owner_process() || g_state->detached.exchange(true)) return;
+  sync_current_context();
+  disable_kinds();  // flushes
+  if (g_state->torn_down.exchange(true)) return;
+  if (ok(cuptiFinalize(), "cuptiFinalize")) {
+    g_state->subscriber = nullptr;
+    log(LogLevel::Info, "GPU trace window closed: CUPTI detached");
+  }
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
@@ -223,7 +243,12 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     return;
   }
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
-  if (info == nullptr || info->callbackSite != CUPTI_API_ENTER) return;
+  if (info == nullptr) return;
+  if (info->callbackSite == CUPTI_API_EXIT) {
+    if (g_state->detach_requested.load(std::memory_order_acquire)) detach_now();
+    return;
+  }
+  if (info->callbackSite != CUPTI_API_ENTER) return;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
     flush_and_write("cudaDeviceReset", true);
   } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
@@ -249,12 +274,23 @@ void subscribe() noexcept {
 
 // Launch mode: an activity record only for the calls traced_in_launch_mode() selects, enabled
 // one callback id at a time (the RUNTIME / DRIVER kinds stay off: they would enable them all).
-void enable_launch_apis(bool driver) noexcept {
+// `late`: CUDA is already running (the GPU trace window opens mid-run). Enabling runtime calls
+// one by one then records nothing (seen on the H200 with CUPTI 13.0: the driver calls came, the
+// runtime calls did not), so the whole RUNTIME kind is enabled and the calls not wanted are
+// switched off one by one, the way cuptiActivityEnableRuntimeApi documents for small exclusions.
+void enable_launch_apis(bool driver, bool late) noexcept {
   const char* name = nullptr;
   g_state->runtime_apis = g_state->driver_apis = 0;
+  const bool all_first = late && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS;
   for (std::uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
     if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
-    if (traced_in_launch_mode(name) && cuptiActivityEnableRuntimeApi(cbid, 1) == CUPTI_SUCCESS) ++g_state->runtime_apis;
+    const bool want = traced_in_launch_mode(name);
+    if (all_first) {
+      if (!want) cuptiActivityEnableRuntimeApi(cbid, 0);
+      else ++g_state->runtime_apis;
+    } else if (want && cuptiActivityEnableRuntimeApi(cbid, 1) == CUPTI_SUCCESS) {
+      ++g_state->runtime_apis;
+    }
   }
   for (std::uint32_t cbid = 1; driver && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
     if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
@@ -268,7 +304,7 @@ void enable_launch_apis(bool driver) noexcept {
 
 // Enables the activity kinds (all of them, or only DEVICE when `devices_only`), and the API
 // records the trace mode asks for. Kinds already enabled are left alone.
-void enable_kinds(bool devices_only) noexcept {
+void enable_kinds(bool devices_only, bool late) noexcept {
   for (std::size_t i = 0; i < std::size(kKinds); ++i) {
     if (g_state->enabled_mask & (1U << i)) continue;
     if (devices_only && kKinds[i] != CUPTI_ACTIVITY_KIND_DEVICE) continue;
@@ -282,7 +318,7 @@ void enable_kinds(bool devices_only) noexcept {
       count_diagnostic("cupti.kind_not_enabled." + std::to_string(static_cast<int>(kKinds[i])));
     }
   }
-  if (!devices_only && g_state->api_trace == ApiTrace::Launch) enable_launch_apis(g_state->driver);
+  if (!devices_only && g_state->api_trace == ApiTrace::Launch) enable_launch_apis(g_state->driver, late);
 }
 
 // Disables every kind but DEVICE (and the one-by-one API records), after a flush.
@@ -304,12 +340,18 @@ void on_gpu_window(bool on) noexcept {
   if (!in_owner_process() || g_state->torn_down.load()) return;
   std::lock_guard<std::mutex> lock(g_state->window_mu);
   if (on) {
-    enable_kinds(false);
+    enable_kinds(false, true);
     log(LogLevel::Info, "GPU trace window opened (%u runtime + %u driver API calls traced)", g_state->runtime_apis,
         g_state->driver_apis);
+  } else if (g_state->subscriber != nullptr &&
+             ok(cuptiEnableDomain(1, g_state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain(runtime)") &&
+             ok(cuptiEnableDomain(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "cuptiEnableDomain(driver)")) {
+    // Detach at the exit of the next CUDA call (detach_now); stop recording now.
+    disable_kinds();
+    g_state->detach_requested.store(true, std::memory_order_release);
   } else {
     disable_kinds();
-    log(LogLevel::Info, "GPU trace window closed");
+    log(LogLevel::Info, "GPU trace window closed (CUPTI stays attached)");
   }
 }
 
@@ -342,7 +384,10 @@ int initialize() noexcept {
   // another clock could not be related to the NVTX ranges, so without it nothing is collected.
   // Same for buffers and for thread ids (gettid, as the NVTX side records them).
   const char* failed = nullptr;
-  CUptiResult r = cuptiActivityRegisterTimestampCallback(&timestamp_callback);
+  // AMDAHL_CUPTI_TIMESTAMP=0 (overhead experiments only): CUPTI's own clock, not related to the
+  // host ranges.
+  CUptiResult r = CUPTI_SUCCESS;
+  if (!env_off("AMDAHL_CUPTI_TIMESTAMP")) r = cuptiActivityRegisterTimestampCallback(&timestamp_callback);
   if (r != CUPTI_SUCCESS) failed = "cuptiActivityRegisterTimestampCallback";
   if (!failed && (r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS) {
     failed = "cuptiSetThreadIdType";
@@ -368,15 +413,15 @@ int initialize() noexcept {
   g_state->api_trace = *api;
   if (gpu_window_deferred()) {
     // --gpu-steps: only the device records now; the rest from the window's first step on.
-    enable_kinds(true);
+    enable_kinds(true, false);
     register_gpu_window_hook(&on_gpu_window);
   } else {
-    enable_kinds(false);
+    enable_kinds(false, false);
   }
   if (const std::size_t ms = env_size("AMDAHL_CUPTI_FLUSH_MS", 0); ms > 0) {
     ok(cuptiActivityFlushPeriod(static_cast<std::uint32_t>(ms)), "cuptiActivityFlushPeriod");
   }
-  subscribe();
+  if (!env_off("AMDAHL_CUPTI_SUBSCRIBE")) subscribe();  // =0: no flush at cudaDeviceReset (experiments)
   register_part_hook(&part_hook);
   std::atexit(&at_exit);
   log(LogLevel::Info, "CUPTI collection started (CUPTI %u, buffers of %zu KiB, API records: %s, %u runtime + %u driver calls)",
