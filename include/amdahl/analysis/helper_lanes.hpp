@@ -1,0 +1,38 @@
+// Unannotated CUDA helper threads in the replay. PyTorch runs the backward pass on its own
+// autograd thread, which makes CUDA calls but carries no ranges: between two backward passes it
+// sleeps until the training thread calls backward() again. Replayed as `other` work of fixed
+// length, that sleep pinned every later launch to its recorded time, so no change to the
+// training thread (faster loading, more loader workers) could move the run's end: the replay
+// said 1.0x where the real run was 4.5x faster. Here a gap of at least `min_gap_ns` between
+// the CUDA calls of a host lane with no stage, wait, produce or consume records of its own (and
+// not the driving lane) is a wait that ends no earlier than the driving-lane node that ended
+// last before it, plus the recorded delay: the helper reacts to the training thread. Shorter
+// gaps stay work (a helper's own per-launch CPU time, which launch-bound runs are made of).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "amdahl/analysis/replay.hpp"
+#include "amdahl/analysis/timeline.hpp"
+
+namespace amdahl::analysis {
+
+inline constexpr std::int64_t kHelperIdleGapNs = 1'000'000;  // 1 ms
+
+struct HelperIdleStats {
+  std::size_t idle_waits = 0;  // gaps turned into waits
+  double idle_ns = 0;          // their recorded length
+};
+
+// Per ReplayGraph lane: 1 for a host lane with no stage, wait, produce or consume records of
+// its own that is not the driving lane (`driving_lane`: index into Timeline::lanes).
+std::vector<char> helper_lane_flags(const ReplayGraph& graph, const Timeline& timeline, std::size_t driving_lane);
+
+// The transform; call before prepare_replay(). With every factor 1 the replay is unchanged
+// (each join reproduces the recorded end).
+HelperIdleStats link_helper_idle(ReplayGraph& graph, const std::vector<char>& helper, std::size_t driving_lane,
+                                 std::int64_t min_gap_ns = kHelperIdleGapNs);
+
+}  // namespace amdahl::analysis
