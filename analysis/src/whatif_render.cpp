@@ -21,6 +21,38 @@ nlohmann::json share(const StageShare& s) {
   return {{"stage", s.stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.stage)}, {"fraction", s.fraction}};
 }
 
+// The head of the text output for --workers: the structural change, no classic figure, the
+// simulated one.
+std::string workers_text(const Report& report, const WhatIf& w, const char* bound) {
+  const WorkersSummary& s = *w.workers;
+  std::string out;
+  char buf[512];
+  std::string stages;
+  for (const auto& x : s.stages) stages += (stages.empty() ? "" : ", ") + x;
+  const double wall = static_cast<double>(report.wall_ns);
+  std::snprintf(buf, sizeof buf,
+                "what if: %zu loader workers (prefetch %zu per worker) build the batches instead of the driving thread "
+                "(%zu batches of %s, %.1f%% of the window)",
+                s.workers, s.prefetch, s.batches_in_window, stages.c_str(),
+                wall > 0 ? 100.0 * s.moved_ns_in_window / wall : 0.0);
+  out += buf;
+  for (const auto& r : w.requests) {
+    std::snprintf(buf, sizeof buf, ", and %s %s", r.stage.c_str(), times(r.factor).c_str());
+    out += buf;
+  }
+  out += "\n";
+  out += "classic Amdahl: no figure (moving work onto new threads is a structural change, not a stage made faster)\n";
+  std::snprintf(buf, sizeof buf, "with %zu loader workers: %s simulated (95%% interval %s .. %s; replay of the "
+                "restructured dependency graph)%s\n",
+                s.workers, times(w.simulated_speedup).c_str(), times(w.simulated_interval.low).c_str(),
+                times(w.simulated_interval.high).c_str(), bound);
+  out += buf;
+  std::snprintf(buf, sizeof buf, "window: %.1f ms -> %.1f ms (simulated)\n", wall / 1e6, w.simulated_wall_ns / 1e6);
+  out += buf;
+  if (!w.bottleneck_line.empty()) out += w.bottleneck_line + "\n";
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
@@ -32,13 +64,30 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
   j["simulated_speedup"] = num(w.simulated_speedup);
   j["naive_interval"] = {num(w.naive_interval.low), num(w.naive_interval.high)};
   j["simulated_interval"] = {num(w.simulated_interval.low), num(w.simulated_interval.high)};
+  if (w.workers) {  // a structural what-if (restructure.hpp): its figures are the replay's
+    const WorkersSummary& s = *w.workers;
+    j["workers"] = s.workers;
+    j["prefetch"] = s.prefetch;
+    j["restructure"] = {{"kind", "loader_workers"},
+                        {"workers", s.workers},
+                        {"prefetch", s.prefetch},
+                        {"stages", s.stages},
+                        {"batches", s.batches},
+                        {"batches_in_window", s.batches_in_window},
+                        {"steps", s.steps},
+                        {"moved_ns_in_window", num(std::round(s.moved_ns_in_window))},
+                        {"loading_ns_in_window", num(std::round(s.loading_ns_in_window))},
+                        {"classic", "no figure: classic Amdahl cannot express moving work onto new threads"}};
+  }
   j["projected_wall_ns"] = num(w.projected_wall_ns);
   j["simulated_wall_ns"] = num(w.simulated_wall_ns);
   nlohmann::json sim;
   sim["implemented"] = w.simulation_implemented;
-  sim["method"] = w.simulation_implemented
-                      ? "replay of the dependency graph with the stages' work scaled by 1/factor"
-                      : "classic Amdahl on the exposed fractions (no dependency graph to replay)";
+  sim["method"] = w.workers ? "replay of the dependency graph restructured with synthetic loader workers, with the "
+                              "stages' work scaled by 1/factor"
+                 : w.simulation_implemented
+                     ? "replay of the dependency graph with the stages' work scaled by 1/factor"
+                     : "classic Amdahl on the exposed fractions (no dependency graph to replay)";
   const auto& b = w.bounds;
   sim["bounds"] = {{"any", b.any},
                    {"direction", b.any ? nlohmann::json(b.direction) : nlohmann::json(nullptr)},
@@ -71,7 +120,8 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
     for (const auto& t : w.target_rows)
       rows.push_back({{"stage", t.stage}, {"fraction", t.fraction},
                       {"factor_needed", t.factor ? num(*t.factor) : nlohmann::json(nullptr)},
-                      {"achievable", t.factor.has_value()}, {"limit", num(t.limit)},
+                      {"achievable", w.workers ? nlohmann::json(nullptr) : nlohmann::json(t.factor.has_value())},
+                      {"limit", w.workers ? nlohmann::json(nullptr) : num(t.limit)},
                       {"simulated_factor_needed", t.simulated_factor ? num(*t.simulated_factor) : nlohmann::json(nullptr)},
                       {"simulated_achievable", t.simulated_factor.has_value()},
                       {"simulated_limit", num(t.simulated_limit)}});
@@ -89,7 +139,9 @@ std::string whatif_to_text(const Report& report, const WhatIf& w) {
   const char* bound = w.bounds.any ? (w.bounds.direction == "lower" ? "  [lower bound]"
                                       : w.bounds.direction == "upper" ? "  [upper bound]" : "  [bound]")
                                    : "";
-  if (!w.requests.empty()) {
+  if (w.workers) {
+    out += workers_text(report, w, bound);
+  } else if (!w.requests.empty()) {
     std::string what;
     for (const auto& r : w.requests) {
       const StageRow* s = report.find_stage(r.stage);
@@ -122,7 +174,9 @@ std::string whatif_to_text(const Report& report, const WhatIf& w) {
     out += buf;
     for (const auto& t : w.target_rows) {
       if (t.fraction <= 0 && !(t.simulated_factor && w.simulation_implemented)) continue;
-      const std::string classic = t.factor ? "needs " + times(*t.factor) : "none suffices (limit " + times(t.limit) + ")";
+      const std::string classic = w.workers ? "n/a (structural change)"
+                                  : t.factor ? "needs " + times(*t.factor)
+                                             : "none suffices (limit " + times(t.limit) + ")";
       const std::string sim = t.simulated_factor ? "needs " + times(*t.simulated_factor)
                                                  : "none suffices (limit " + times(t.simulated_limit) + ")";
       std::snprintf(buf, sizeof buf, "  %-16s %7.1f%%  %-28s %s\n", t.stage.c_str(), t.fraction * 100.0,

@@ -1,8 +1,11 @@
 // `amdahl whatif run.amdahl --speedup STAGE=FACTOR [...] [--target 2x] [--format text|json]`:
 // projected whole-run speedup if stages were FACTOR times faster, and factors for a target.
+// `--workers N [--prefetch P] [--worker-stages S,...]`: the structural what-if of moving the
+// driving thread's loading onto N loader workers (restructure.hpp), combinable with --speedup.
 #include <memory>
 #include <optional>
 
+#include "amdahl/analysis/restructure.hpp"
 #include "amdahl/analysis/whatif.hpp"
 #include "commands.hpp"
 #include "report_options.hpp"
@@ -13,15 +16,31 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
   struct Opts : ReportOptions {
     std::vector<std::string> speedups;
     std::string target;
+    std::string workers, prefetch, worker_stages;
   };
   auto opt = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("whatif", "project the speedup of making stages faster (classic Amdahl and a replay of the run)");
   add_report_options(*cmd, *opt, {"text", "json"});
   cmd->add_option("--speedup", opt->speedups, "STAGE=FACTOR (2, 2x, 0.5 = twice slower); repeatable");
   cmd->add_option("--target", opt->target, "overall speedup to reach (e.g. 2x): the factor each stage needs");
+  cmd->add_option("--workers", opt->workers,
+                  "N: move the loading the driving thread does inline (num_workers=0) onto N loader workers "
+                  "(batch k on worker k mod N) and replay");
+  cmd->add_option("--prefetch", opt->prefetch, "with --workers: batches in flight per worker (default 2, as PyTorch)");
+  cmd->add_option("--worker-stages", opt->worker_stages,
+                  "with --workers: the loading stages to move (default disk_io,cpu_preprocess)");
   cmd->callback([opt, &exit_code] {
-    if (opt->speedups.empty() && opt->target.empty())
-      throw UsageError("whatif needs --speedup STAGE=FACTOR and/or --target X");
+    if (opt->speedups.empty() && opt->target.empty() && opt->workers.empty())
+      throw UsageError("whatif needs --speedup STAGE=FACTOR, --target X and/or --workers N");
+    if (opt->workers.empty() && (!opt->prefetch.empty() || !opt->worker_stages.empty()))
+      throw UsageError("--prefetch and --worker-stages go with --workers N");
+    std::optional<analysis::LoaderWorkers> workers;
+    if (!opt->workers.empty()) {
+      workers.emplace();
+      workers->workers = analysis::parse_count_option(opt->workers, "--workers");
+      if (!opt->prefetch.empty()) workers->prefetch = analysis::parse_count_option(opt->prefetch, "--prefetch");
+      if (!opt->worker_stages.empty()) workers->stages = analysis::parse_stage_list(opt->worker_stages);
+    }
     // Parse the request before loading, so syntax errors are usage errors whatever the file.
     std::vector<analysis::SpeedupRequest> requests;
     for (const auto& s : opt->speedups) requests.push_back(analysis::parse_speedup(s));
@@ -30,7 +49,8 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     const analysis::Report report = load_and_analyze(*opt);
     analysis::WhatIfOptions wo;
     wo.curves = opt->format == "json";  // the curves are only in the JSON
-    const analysis::WhatIf w = analysis::compute_whatif(report, requests, target, wo);
+    const analysis::WhatIf w = workers ? analysis::compute_whatif_with_workers(report, requests, target, *workers, wo)
+                                       : analysis::compute_whatif(report, requests, target, wo);
     write_output(*opt, opt->format == "json" ? json_text(analysis::whatif_to_json(report, w))
                                              : analysis::whatif_to_text(report, w));
     exit_code = 0;

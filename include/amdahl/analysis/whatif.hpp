@@ -66,6 +66,18 @@ struct SimulationBounds {
   std::vector<std::string> projections;  // which figures are bounds, each with its direction
 };
 
+// A structural what-if (--workers, restructure.hpp): the driving thread's loading moved onto
+// synthetic loader workers. What the transform did.
+struct WorkersSummary {
+  std::size_t workers = 0, prefetch = 0;
+  std::vector<std::string> stages;      // the loading stages found in the profile
+  std::size_t batches = 0;              // loading runs moved (whole driving lane)
+  std::size_t batches_in_window = 0;    // of those, starting in the analysis window
+  std::size_t steps = 0;                // analysed steps (spans)
+  double moved_ns_in_window = 0;        // recorded driving-lane time moved (loading + gaps in it)
+  double loading_ns_in_window = 0;      // of it, work of the loading stages
+};
+
 struct WhatIf {
   std::vector<SpeedupRequest> requests;
   double naive_speedup = 1;
@@ -83,6 +95,9 @@ struct WhatIf {
   std::optional<double> target;
   std::vector<TargetRow> target_rows;
   std::vector<std::string> notes;
+  // Set by compute_whatif_with_workers: the simulated figures are those of the restructured
+  // run, and the classic ones are NaN (no figure for a structural change).
+  std::optional<WorkersSummary> workers;
 };
 
 struct WhatIfOptions {

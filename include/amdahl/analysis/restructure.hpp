@@ -1,0 +1,51 @@
+// Structural what-ifs: the replay graph transformed before it is replayed. Today one: the
+// loading work that runs inline on the driving thread (num_workers=0, --loader-threads 0) moved
+// onto N synthetic loader workers that build whole batches (batch k on worker k mod N) and run
+// ahead of the trainer by a bounded prefetch (prefetch x N batches outstanding); the driving
+// thread waits for each batch where it used to load it. See docs/analysis.md ("--workers").
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amdahl/analysis/replay.hpp"
+#include "amdahl/analysis/whatif.hpp"
+
+namespace amdahl::analysis {
+
+struct LoaderWorkers {
+  std::size_t workers = 0;   // N >= 1 synthetic loader lanes
+  std::size_t prefetch = 2;  // batches in flight per worker (PyTorch's prefetch_factor)
+  // The loading stages; a stage the profile does not have is ignored (none present: error).
+  std::vector<std::string> stages = {"disk_io", "cpu_preprocess"};
+};
+
+// WorkersSummary (what the transform did) is in whatif.hpp: WhatIf carries it.
+
+struct RestructuredGraph {
+  ReplayGraph graph;  // prepared for replay (event order computed)
+  WorkersSummary summary;
+};
+
+// "4" -> 4 (1..4096); throws UsageError otherwise. `what` names the option in the message.
+std::size_t parse_count_option(const std::string& text, const char* what);
+// "disk_io,cpu_preprocess" -> names; throws UsageError on an empty list or an empty name.
+std::vector<std::string> parse_stage_list(const std::string& text);
+
+// The transform. Batches: every maximal run of driving-lane nodes that starts and ends with
+// work of a loading stage and holds only loading work, `other` work and zero-length waits in
+// between (never across a step start). Throws UsageError when the loading runs on other
+// threads already (changing their number is not supported) and InputError when there is no
+// loading work at all.
+RestructuredGraph move_loading_to_workers(const ReplayGraph& graph, const LoaderWorkers& options);
+
+// compute_whatif on the restructured graph (plus any --speedup factors): simulated figures,
+// bottleneck, curves and target factors are those of the run with N loader workers; the
+// classic Amdahl figures are NaN (it has no figure for a structural change). w.workers is set.
+WhatIf compute_whatif_with_workers(const Report& report, const std::vector<SpeedupRequest>& requests,
+                                   std::optional<double> target, const LoaderWorkers& workers,
+                                   const WhatIfOptions& options = {});
+
+}  // namespace amdahl::analysis

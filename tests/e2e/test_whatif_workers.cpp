@@ -1,0 +1,101 @@
+// End to end, issue 4's structural what-if: profile cpu_pipeline with the loading inline
+// (--loader-threads 0) and with 4 loader threads (queue depth 4: 8 batches ahead, PyTorch's
+// prefetch_factor 2 x 4 workers); `amdahl whatif <serial> --workers 4` must predict the measured
+// speedup of the 4-thread run (each run's ms/step from its own profile) within 5%, for a pair
+// that stays input bound with 4 threads and for one that becomes compute bound.
+#include <cmath>
+#include <string>
+
+#include "e2e_support.hpp"
+
+namespace {
+
+using namespace amdahl::e2e;
+
+struct Init {
+  Init() { require_built({cpu_pipeline_bin(), amdahl_bin(), collector_lib()}); }
+} init;
+
+struct Costs {
+  std::string io, pre, h2d, compute;
+};
+
+std::vector<std::string> run_with(const Costs& c, const std::string& threads) {
+  return cpu_pipeline_cmd({"--steps", "40", "--warmup-steps", "2", "--loader-threads", threads,
+                           "--queue-depth", "4", "--cost", "sleep", "--io-ms", c.io,
+                           "--preprocess-ms", c.pre, "--h2d-ms", c.h2d, "--compute-ms", c.compute});
+}
+
+struct Outcome {
+  double measured = 0, predicted = 0;
+  nlohmann::json whatif;
+};
+
+Outcome predict_and_measure(const Costs& c, ScratchDir& scratch, const std::string& tag) {
+  const std::string serial = profile(tag + "_w0", run_with(c, "0"), scratch);
+  const std::string threaded = profile(tag + "_w4", run_with(c, "4"), scratch);
+  Outcome o;
+  o.whatif = run_json({amdahl_bin(), "whatif", serial, "--workers", "4", "--format", "json"}, scratch);
+  const double serial_ms = ms_per_step(o.whatif);
+  const double threaded_ms = ms_per_step(report_json(threaded, scratch));
+  o.measured = serial_ms / threaded_ms;
+  REQUIRE(o.whatif["simulated_speedup"].is_number());
+  o.predicted = o.whatif["simulated_speedup"].get<double>();
+  std::printf("%s: serial %.2f ms/step, 4 threads %.2f ms/step, measured %.3fx, --workers 4 predicts %.3fx (%+.1f%%)\n",
+              tag.c_str(), serial_ms, threaded_ms, o.measured, o.predicted, 100.0 * (o.predicted / o.measured - 1));
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("whatif --workers 4 predicts 4 loader threads: still input bound") {
+  ScratchDir scratch;
+  // Loading 4 + 44 = 48 ms a batch over 4 threads = 12 ms > the driving thread's 1 + 8 ms.
+  const Outcome o = predict_and_measure({"4", "44", "1", "8"}, scratch, "input_bound");
+  INFO("whatif: " << o.whatif.dump(2));
+  CHECK(o.whatif["workers"] == 4);
+  CHECK(o.whatif["prefetch"] == 2);
+  CHECK(o.whatif["naive_speedup"].is_null());
+  CHECK(o.whatif["restructure"]["batches_in_window"].get<int>() == o.whatif["steps"].get<int>());
+  // Ground truth 57 ms -> 12 ms a step (4.75x), less the ramp before the pipeline fills.
+  CHECK(o.measured == doctest::Approx(4.75).epsilon(0.08));
+  CHECK(std::abs(o.predicted / o.measured - 1.0) <= 0.05);
+  // Still input bound: cpu_preprocess (on the workers) holds most of the path after the move.
+  CHECK(o.whatif["simulation"]["bottleneck"]["after"]["stage"] == "cpu_preprocess");
+}
+
+TEST_CASE("whatif --workers 4 predicts 4 loader threads: the bottleneck moves to compute") {
+  ScratchDir scratch;
+  // Loading 2 + 20 = 22 ms over 4 threads = 5.5 ms < the driving thread's 1 + 8 ms.
+  const Outcome o = predict_and_measure({"2", "20", "1", "8"}, scratch, "compute_bound");
+  INFO("whatif: " << o.whatif.dump(2));
+  // Ground truth 31 ms -> 9 ms a step (3.44x).
+  CHECK(o.measured == doctest::Approx(31.0 / 9.0).epsilon(0.08));
+  CHECK(std::abs(o.predicted / o.measured - 1.0) <= 0.05);
+  CHECK(o.whatif["simulation"]["bottleneck"]["after"]["stage"] == "gpu_compute");
+  CHECK(o.whatif["simulation"]["bottleneck"]["moved"] == true);
+}
+
+TEST_CASE("whatif --workers: text output, combination with --speedup, and the loader-thread profile") {
+  ScratchDir scratch;
+  const Costs c{"2", "20", "1", "8"};
+  const std::string serial = profile("text_w0", run_with(c, "0"), scratch);
+  const RunResult t = run_ok({amdahl_bin(), "whatif", serial, "--workers", "4"}, scratch);
+  INFO(t.out);
+  CHECK(t.out.find("with 4 loader workers: ") != std::string::npos);
+  CHECK(t.out.find("classic Amdahl: no figure") != std::string::npos);
+  // --speedup on top: compute 2x faster moves the limit back to the loaders (22/4 = 5.5 ms).
+  const nlohmann::json both = run_json({amdahl_bin(), "whatif", serial, "--workers", "4", "--speedup",
+                                        "gpu_compute=2", "--format", "json"}, scratch);
+  const nlohmann::json alone = run_json({amdahl_bin(), "whatif", serial, "--workers", "4", "--format", "json"}, scratch);
+  CHECK(both["simulated_speedup"].get<double>() > alone["simulated_speedup"].get<double>() * 1.2);
+  // A profile whose loading already runs on loader threads: not supported, one line, exit 1.
+  const std::string threaded = profile("text_w4", run_with(c, "2"), scratch);
+  const RunResult e = run({amdahl_bin(), "whatif", threaded, "--workers", "4"}, scratch);
+  INFO(e.err);
+  CHECK(e.exit_code == 1);
+  CHECK(e.err.find("not supported") != std::string::npos);
+  // Usage errors.
+  CHECK(run({amdahl_bin(), "whatif", serial, "--workers", "0"}, scratch).exit_code == 1);
+  CHECK(run({amdahl_bin(), "whatif", serial, "--prefetch", "2"}, scratch).exit_code == 1);
+}

@@ -1,0 +1,245 @@
+// The --workers transform (restructure.hpp) on hand-built replay graphs: a serial pipeline
+// (load inline, then compute) restructured onto N loader workers with a bounded prefetch must
+// replay exactly as an independent simulation of that pipeline; combined factors, filler nodes
+// and gaps, step boundaries, the untouched original graph, and the error cases.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "amdahl/analysis/errors.hpp"
+#include "amdahl/analysis/replay.hpp"
+#include "amdahl/analysis/restructure.hpp"
+
+using namespace amdahl;
+using namespace amdahl::analysis;
+
+namespace {
+
+constexpr std::int64_t kMs = 1000000;
+enum Stage : std::int16_t { kIo = 0, kPre = 1, kCompute = 2 };
+
+// A lane's nodes back to back (program order), optional extra edges; finalised into the CSR.
+struct GraphBuilder {
+  ReplayGraph g;
+  std::vector<std::vector<ReplayEdge>> in;
+  GraphBuilder() {
+    g.stage_names = {"disk_io", "cpu_preprocess", "gpu_compute"};
+    g.stage_on_gpu = {0, 0, 0};
+  }
+  std::uint32_t lane(const std::string& name) {
+    ReplayLane l;
+    l.id = g.lanes.size() + 1;
+    l.name = name;
+    g.lanes.push_back(l);
+    return static_cast<std::uint32_t>(g.lanes.size() - 1);
+  }
+  std::uint32_t node(std::uint32_t lane, std::int64_t a, std::int64_t b, NodeKind kind, std::int16_t stage) {
+    ReplayNode n;
+    n.start_ns = a;
+    n.end_ns = b;
+    n.base_ns = kind == NodeKind::Wait ? b - a : 0;
+    n.lane = lane;
+    n.kind = kind;
+    n.stage = stage;
+    g.nodes.push_back(n);
+    in.emplace_back();
+    return static_cast<std::uint32_t>(g.nodes.size() - 1);
+  }
+  void edge(std::uint32_t from, std::uint32_t to, std::int64_t w, bool join = false) {
+    ReplayEdge e;
+    e.from = from;
+    e.to = to;
+    e.weight_ns = w;
+    e.join = join ? 1 : 0;
+    in[to].push_back(e);
+  }
+  ReplayGraph done() {
+    g.edge_begin.assign(g.nodes.size() + 1, 0);
+    for (std::size_t i = 0; i < in.size(); ++i) g.edge_begin[i + 1] = g.edge_begin[i] + static_cast<std::uint32_t>(in[i].size());
+    for (auto& v : in) g.edges.insert(g.edges.end(), v.begin(), v.end());
+    prepare_replay(g);
+    return g;
+  }
+};
+
+struct Serial {
+  double io = 2, pre = 20, compute = 8;  // ms
+  double gap = 0;                        // ms of `other` between loading and compute
+  double inner_gap = 0;                  // ms of `other` between io and preprocess
+  int steps = 40;
+};
+
+// One driving lane: per step [io][inner other][pre][gap other][compute]; each step starts a span.
+ReplayGraph serial_graph(const Serial& s) {
+  GraphBuilder b;
+  const std::uint32_t drv = b.lane("main");
+  std::int64_t t = 0;
+  std::uint32_t prev = ~0u;
+  auto add = [&](double ms, NodeKind k, std::int16_t st) {
+    const auto d = static_cast<std::int64_t>(std::llround(ms * kMs));
+    const std::uint32_t id = b.node(drv, t, t + d, k, st);
+    if (prev != ~0u) b.edge(prev, id, 0);
+    prev = id;
+    t += d;
+    return id;
+  };
+  for (int k = 0; k < s.steps; ++k) {
+    b.g.span_first_node.push_back(add(s.io, NodeKind::Work, kIo));
+    if (s.inner_gap > 0) add(s.inner_gap, NodeKind::Work, kLabelOther);
+    add(s.pre, NodeKind::Work, kPre);
+    if (s.gap > 0) add(s.gap, NodeKind::Work, kLabelOther);
+    b.g.window_end_node = add(s.compute, NodeKind::Work, kCompute);
+  }
+  b.g.window = {0, t};
+  return b.done();
+}
+
+// Ground truth: N workers, batch k on worker k mod N, started no earlier than the previous
+// batch of its worker ended and the consume of batch k - P*N; the driver waits for batch k,
+// then computes. Returns the window length (first consume to the last compute's end).
+double simulate_workers(double load, double compute, int steps, int workers, int prefetch) {
+  std::vector<double> done(static_cast<std::size_t>(steps)), consumed(static_cast<std::size_t>(steps));
+  double main_t = 0;
+  for (int k = 0; k < steps; ++k) {
+    double start = 0;
+    if (k >= workers) start = std::max(start, done[static_cast<std::size_t>(k - workers)]);
+    if (k >= prefetch * workers) start = std::max(start, consumed[static_cast<std::size_t>(k - prefetch * workers)]);
+    done[static_cast<std::size_t>(k)] = start + load;
+    // Batches are issued in order: batch k is handed out when the driver has taken k - P*N.
+    consumed[static_cast<std::size_t>(k)] = std::max(main_t, done[static_cast<std::size_t>(k)]);
+    main_t = consumed[static_cast<std::size_t>(k)] + compute;
+  }
+  return main_t;
+}
+
+double replayed_speedup(const ReplayGraph& g, const std::vector<double>& f) {
+  const ReplayResult r = replay(g, f);
+  return static_cast<double>(g.window.end_ns - g.window.start_ns) / static_cast<double>(r.window_ns);
+}
+
+}  // namespace
+
+TEST_CASE("--workers: a serial pipeline restructured matches the simulation of N loader workers") {
+  struct Case { double io, pre, compute; int workers, prefetch; };
+  for (const Case c : {Case{2, 20, 8, 4, 2}, Case{4, 40, 8, 4, 2}, Case{2, 20, 8, 1, 2}, Case{2, 20, 8, 2, 1},
+                       Case{5, 10, 30, 4, 2}, Case{2, 20, 8, 8, 2}, Case{1, 3, 8, 3, 3}}) {
+    Serial s;
+    s.io = c.io; s.pre = c.pre; s.compute = c.compute;
+    const ReplayGraph g = serial_graph(s);
+    LoaderWorkers o;
+    o.workers = static_cast<std::size_t>(c.workers);
+    o.prefetch = static_cast<std::size_t>(c.prefetch);
+    const RestructuredGraph rg = move_loading_to_workers(g, o);
+    CAPTURE(c.io); CAPTURE(c.pre); CAPTURE(c.compute); CAPTURE(c.workers); CAPTURE(c.prefetch);
+    CHECK(rg.summary.batches == 40);
+    CHECK(rg.summary.batches_in_window == 40);
+    CHECK(rg.summary.loading_ns_in_window == doctest::Approx(40 * (c.io + c.pre) * kMs));
+    CHECK(rg.graph.lanes.size() == 1 + o.workers);
+    const double truth = simulate_workers(c.io + c.pre, c.compute, s.steps, c.workers, c.prefetch);
+    const double serial_ms = s.steps * (c.io + c.pre + c.compute);
+    CHECK(replayed_speedup(rg.graph, {1, 1, 1}) == doctest::Approx(serial_ms / truth).epsilon(1e-9));
+    // Combined with a factor on a loading stage: the workers' batches get shorter.
+    const double truth2 = simulate_workers(c.io + c.pre / 2, c.compute, s.steps, c.workers, c.prefetch);
+    CHECK(replayed_speedup(rg.graph, {1, 2, 1}) == doctest::Approx(serial_ms / truth2).epsilon(1e-9));
+    // And on compute (the driving thread).
+    const double truth3 = simulate_workers(c.io + c.pre, c.compute / 4, s.steps, c.workers, c.prefetch);
+    CHECK(replayed_speedup(rg.graph, {1, 1, 4}) == doctest::Approx(serial_ms / truth3).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("--workers: input bound and compute bound limits") {
+  Serial s;
+  s.steps = 200;
+  LoaderWorkers o;
+  o.workers = 4;
+  // io 4 + pre 40 = 44 ms over 4 workers = 11 ms a batch > compute 8: input bound, ~52/11.
+  s.io = 4; s.pre = 40; s.compute = 8;
+  double v = replayed_speedup(move_loading_to_workers(serial_graph(s), o).graph, {});
+  CHECK(v == doctest::Approx(52.0 / 11.0).epsilon(0.02));
+  // io 2 + pre 20 = 22 ms over 4 = 5.5 ms < compute 8: compute bound, ~30/8.
+  s.io = 2; s.pre = 20; s.compute = 8;
+  v = replayed_speedup(move_loading_to_workers(serial_graph(s), o).graph, {});
+  CHECK(v == doctest::Approx(30.0 / 8.0).epsilon(0.02));
+}
+
+TEST_CASE("--workers: `other` inside a batch moves with it; `other` after it stays on the driving thread") {
+  Serial s;
+  s.inner_gap = 1;  // inside the batch: moves
+  s.gap = 3;        // between the last loading node and compute: stays
+  const ReplayGraph g = serial_graph(s);
+  LoaderWorkers o;
+  o.workers = 4;
+  const RestructuredGraph rg = move_loading_to_workers(g, o);
+  CHECK(rg.summary.moved_ns_in_window == doctest::Approx(40 * 23.0 * kMs));
+  CHECK(rg.summary.loading_ns_in_window == doctest::Approx(40 * 22.0 * kMs));
+  const double truth = simulate_workers(23, 8 + 3, s.steps, 4, 2);
+  CHECK(replayed_speedup(rg.graph, {}) == doctest::Approx(s.steps * 34.0 / truth).epsilon(1e-9));
+}
+
+TEST_CASE("--workers: the original graph is untouched, and without workers the replay is the recording") {
+  Serial s;
+  const ReplayGraph g = serial_graph(s);
+  const ReplayResult before = replay(g, {});
+  CHECK(before.window_ns == g.window.end_ns - g.window.start_ns);
+  LoaderWorkers o;
+  o.workers = 4;
+  const RestructuredGraph rg = move_loading_to_workers(g, o);
+  const ReplayResult after = replay(g, {});
+  CHECK(after.start_ns == before.start_ns);
+  CHECK(after.end_ns == before.end_ns);
+  // The spans now start at the batches' waits, and there are as many.
+  CHECK(rg.graph.span_first_node.size() == g.span_first_node.size());
+  for (std::uint32_t sp : rg.graph.span_first_node) CHECK(rg.graph.nodes[sp].kind == NodeKind::Wait);
+  // Removing the loading entirely: workers or not, the same run (compute back to back).
+  const double removed = 1e9;
+  CHECK(replayed_speedup(rg.graph, {removed, removed, 1}) ==
+        doctest::Approx(replayed_speedup(g, {removed, removed, 1})).epsilon(1e-6));
+  // Every node's work is still there: the moved nodes keep their durations.
+  std::int64_t work_before = 0, work_after = 0;
+  for (const auto& n : g.nodes) work_before += n.end_ns - n.start_ns;
+  for (const auto& n : rg.graph.nodes)
+    if (n.kind == NodeKind::Work) work_after += n.end_ns - n.start_ns;
+  CHECK(work_before == work_after);
+}
+
+TEST_CASE("--workers: the loading on another thread already is not supported; no loading is bad input") {
+  GraphBuilder b;
+  const std::uint32_t drv = b.lane("main"), ld = b.lane("loader-0");
+  std::uint32_t prev_d = ~0u, prev_l = ~0u;
+  for (int k = 0; k < 5; ++k) {
+    const std::int64_t t = k * 10 * kMs;
+    const std::uint32_t io = b.node(ld, t, t + 5 * kMs, NodeKind::Work, kIo);
+    if (prev_l != ~0u) b.edge(prev_l, io, 0);
+    prev_l = io;
+    const std::uint32_t c = b.node(drv, t, t + 10 * kMs, NodeKind::Work, kCompute);
+    if (prev_d != ~0u) b.edge(prev_d, c, 0);
+    prev_d = c;
+    b.g.span_first_node.push_back(c);
+    b.g.window_end_node = c;
+  }
+  b.g.window = {0, 50 * kMs};
+  const ReplayGraph g = b.done();
+  LoaderWorkers o;
+  o.workers = 4;
+  CHECK_THROWS_AS(move_loading_to_workers(g, o), UsageError);
+  o.stages = {"gpu_compute_nope"};
+  CHECK_THROWS_AS(move_loading_to_workers(g, o), InputError);
+  o.stages = {"disk_io"};
+  o.workers = 0;
+  CHECK_THROWS_AS(move_loading_to_workers(g, o), UsageError);
+}
+
+TEST_CASE("--workers: option parsing") {
+  CHECK(parse_count_option("4", "--workers") == 4);
+  CHECK(parse_count_option(" 16 ", "--workers") == 16);
+  CHECK_THROWS_AS(parse_count_option("0", "--workers"), UsageError);
+  CHECK_THROWS_AS(parse_count_option("-1", "--workers"), UsageError);
+  CHECK_THROWS_AS(parse_count_option("4x", "--workers"), UsageError);
+  CHECK_THROWS_AS(parse_count_option("", "--workers"), UsageError);
+  CHECK(parse_stage_list("disk_io,cpu_preprocess") == std::vector<std::string>{"disk_io", "cpu_preprocess"});
+  CHECK(parse_stage_list("tokenize") == std::vector<std::string>{"tokenize"});
+  CHECK_THROWS_AS(parse_stage_list("a,,b"), UsageError);
+  CHECK_THROWS_AS(parse_stage_list(""), UsageError);
+}
