@@ -2,7 +2,8 @@
 # End-to-end test of `amdahl profile --torch` on the stand-in torch (fake_torch/): runs
 # train_fake.py plain and under the profiler, checks that its output is unchanged, then reads the
 # profile (sqlite3) and the report (JSON): stages, produce/consume payloads, step count,
-# outermost-only forward, worker parts (fork and spawn), the uncovered marks. Exits 77 (skip)
+# outermost-only forward, worker parts (fork and spawn), the uncovered marks; and `whatif
+# --workers 4` on a num_workers=0 profile against a measured num_workers=4 run. Exits 77 (skip)
 # when amdahl, the collector or the `nvtx` Python package is missing.
 import json
 import os
@@ -77,6 +78,7 @@ def main():
             continue
         check_profile(name, prof, opt_steps, workers, extra)
         check_report(amdahl, name, prof, workers)
+    check_workers_whatif(amdahl, work)
     if failures:
         print("%d check(s) failed" % len(failures))
         return 1
@@ -177,6 +179,58 @@ def check_report(amdahl, name, prof, workers):
     print("     %s: steps %d/%d, exposed %s" % (name, rep["steps"], rep["total_steps"],
           ", ".join("%s %.2f" % kv for kv in sorted(exposed.items()))))
 
+
+def check_workers_whatif(amdahl, work):
+    # Issue 4: `whatif --workers 4` on the num_workers=0 profile against the measured
+    # num_workers=4 run. Batches of 16 samples (48 ms of sleep each) keep the 4-worker run input
+    # bound, so its speed does not hang on how fast this machine runs the main thread's Python
+    # next to 4 worker processes (with batches of 4 the 4-worker run is bound by the main thread,
+    # and the prediction, which assumes a free core per worker, missed by up to 19% on a loaded
+    # 2-core VM). Timing on a shared machine: up to 3 attempts (a pair of runs each), one within
+    # 10% passes; every attempt is printed.
+    print("== case workers_whatif")
+    data = os.path.join(work, "data16")
+    results = []
+    for attempt in range(3):
+        r = workers_attempt(amdahl, work, data)
+        if r is None:
+            return
+        results.append(r)
+        measured, predicted, w = r
+        print("     workers_whatif attempt %d: measured %.3fx, --workers 4 predicts %.3fx (%+.1f%%)"
+              % (attempt + 1, measured, predicted, 100 * (predicted / measured - 1)))
+        if abs(predicted / measured - 1) <= 0.10:
+            break
+    measured, predicted, w = results[-1]
+    check(w["workers"] == 4 and w["naive_speedup"] is None, "workers_whatif: JSON has workers 4, no classic figure")
+    check(measured > 2.5, "workers_whatif: 4 workers measured faster than 2.5x (%.2fx)" % measured)
+    check(abs(predicted / measured - 1) <= 0.10,
+          "workers_whatif: --workers 4 within 10%% of the measured w0 -> w4 speedup (%.3fx vs %.3fx, attempt %d)"
+          % (predicted, measured, len(results)))
+
+
+def workers_attempt(amdahl, work, data):
+    ms = {}
+    for w in (0, 4):
+        prof = os.path.join(work, "whatif_w%d.amdahl" % w)
+        args = [sys.executable, SCRIPT, "--data", data, "--samples", "480", "--batch", "16", "--epochs", "1",
+                "--workers", str(w)]
+        run = subprocess.run([amdahl, "profile", "--torch", "-o", prof, "--force", "--"] + args,
+                             capture_output=True, text=True, env=env_with(FAKE), cwd=work)
+        check(run.returncode == 0, "workers_whatif: w%d profiled run exits 0 (%s)" % (w, run.stderr[-300:]))
+        if run.returncode != 0:
+            return None
+        r = subprocess.run([amdahl, "report", prof, "--format", "json"], capture_output=True, text=True)
+        rep = json.loads(r.stdout)
+        ms[w] = rep["wall_ns"] / 1e6 / rep["steps"]
+    r = subprocess.run([amdahl, "whatif", os.path.join(work, "whatif_w0.amdahl"), "--workers", "4", "--format", "json"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "workers_whatif: whatif --workers 4 exits 0 (%s)" % r.stderr[-300:])
+    if r.returncode != 0:
+        return None
+    w = json.loads(r.stdout)
+    print("     workers_whatif: w0 %.2f ms/step, w4 %.2f ms/step" % (ms[0], ms[4]))
+    return ms[0] / ms[4], w["simulated_speedup"], w
 
 if __name__ == "__main__":
     sys.exit(main())
