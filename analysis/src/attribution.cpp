@@ -96,9 +96,9 @@ Exposure compute_exposure(const Timeline& tl, const StepSelection& sel,
       ops.push_back(i);
       max_op = std::max(max_op, rs.gpu_ops[i].end_ns - rs.gpu_ops[i].start_ns);
     }
-  std::sort(ops.begin(), ops.end(), [&](std::size_t a, std::size_t b) {
-    return rs.gpu_ops[a].start_ns < rs.gpu_ops[b].start_ns;
-  });
+  // (The order among equal starts does not matter: the charges below are sums of integers.)
+  auto by_start = [&](std::size_t a, std::size_t b) { return rs.gpu_ops[a].start_ns < rs.gpu_ops[b].start_ns; };
+  if (!std::is_sorted(ops.begin(), ops.end(), by_start)) std::sort(ops.begin(), ops.end(), by_start);
 
   enum class Kind { Linked, Fallback, Gpu, Unattributed };
   std::unordered_map<std::int64_t, std::pair<Charge, Kind>> wait_cache;

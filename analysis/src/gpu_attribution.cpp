@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <unordered_map>
 
 namespace amdahl::analysis {
 
@@ -27,25 +26,30 @@ StageId fallback_stage(const Timeline& tl, const format::GpuOpRec& op) {
 
 std::vector<GpuOpStage> attribute_gpu_ops(const Timeline& tl) {
   const auto& rs = *tl.records;
-  std::unordered_map<std::uint64_t, std::size_t> api_of;
-  api_of.reserve(rs.api_calls.size());
-  for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
-    const auto& a = rs.api_calls[i];
-    api_of.emplace((static_cast<std::uint64_t>(a.pid) << 32) | a.correlation_id, i);
-  }
+  std::vector<std::uint32_t> computed;
+  if (tl.api_of_op.size() != rs.gpu_ops.size()) computed = launching_api_calls(rs);
+  const std::vector<std::uint32_t>& api_of_op = computed.empty() ? tl.api_of_op : computed;
   std::vector<GpuOpStage> out(rs.gpu_ops.size());
+  // The lane of the previous op's API call: launches come from few threads.
+  std::pair<std::uint32_t, std::uint64_t> last_key{0, 0};
+  const Lane* last_lane = nullptr;
+  bool have_last = false;
+  constexpr StageId kUnknown = -100;
+  std::vector<StageId> kernel_fallback;  // per kernel name id
   for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
     const auto& op = rs.gpu_ops[i];
     GpuOpStage& s = out[i];
-    auto it = op.correlation_id != 0
-                  ? api_of.find((static_cast<std::uint64_t>(op.pid) << 32) | op.correlation_id)
-                  : api_of.end();
-    if (it != api_of.end()) {
-      const auto& api = rs.api_calls[it->second];
+    if (op.correlation_id != 0 && api_of_op[i] != kNoApiCall) {
+      const auto& api = rs.api_calls[api_of_op[i]];
       s.launch_delay_ns = op.start_ns - api.start_ns;
-      auto lane = tl.lane_of.find({api.pid, api.tid});
-      if (lane != tl.lane_of.end()) {
-        const Segment* seg = tl.lanes[lane->second].segment_at(api.start_ns);
+      if (!have_last || last_key != std::make_pair(api.pid, api.tid)) {
+        last_key = {api.pid, api.tid};
+        auto lane = tl.lane_of.find(last_key);
+        last_lane = lane != tl.lane_of.end() ? &tl.lanes[lane->second] : nullptr;
+        have_last = true;
+      }
+      if (last_lane) {
+        const Segment* seg = last_lane->segment_at(api.start_ns);
         if (seg && seg->stage >= 0) {
           s.stage = seg->stage;
           s.by_correlation = true;
@@ -53,7 +57,15 @@ std::vector<GpuOpStage> attribute_gpu_ops(const Timeline& tl) {
         }
       }
     }
-    s.stage = fallback_stage(tl, op);
+    // fallback_stage depends on the kind, the copy kind and (kernels) the name: cached per name.
+    if (op.kind == format::GpuOpKind::Kernel && op.name < rs.strings.size()) {
+      if (kernel_fallback.empty()) kernel_fallback.assign(rs.strings.size(), kUnknown);
+      StageId& f = kernel_fallback[op.name];
+      if (f == kUnknown) f = fallback_stage(tl, op);
+      s.stage = f;
+    } else {
+      s.stage = fallback_stage(tl, op);
+    }
   }
   return out;
 }
@@ -63,7 +75,8 @@ std::int64_t union_length(std::vector<Interval> v, Interval w) {
     i.start_ns = std::max(i.start_ns, w.start_ns);
     i.end_ns = std::min(i.end_ns, w.end_ns);
   }
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
+  if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end(), by_start);
   std::int64_t total = 0, cur_s = 0, cur_e = 0;
   bool open = false;
   for (const auto& i : v) {
@@ -90,16 +103,31 @@ GpuSummary summarize_gpu(const Timeline& tl, const std::vector<GpuOpStage>& op_s
   using DevKey = std::pair<std::uint32_t, std::uint32_t>;
   std::map<DevKey, std::vector<Interval>> all;
   std::map<std::pair<DevKey, StageId>, std::vector<Interval>> per_stage;
+  // The map entries of the previous op (ops come in long runs of one device and stage).
+  std::vector<Interval>* dev_ops = nullptr;
+  DevKey last_dev{};
+  std::vector<Interval>* stage_ops = nullptr;
+  std::pair<DevKey, StageId> last_stage{};
   for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
     const auto& op = rs.gpu_ops[i];
     const DevKey dev{op.pid, op.device};
-    all[dev];  // every device appears, even when idle in the window
+    if (!dev_ops || dev != last_dev) {
+      dev_ops = &all[dev];  // every device appears, even when idle in the window
+      last_dev = dev;
+    }
     if (op.end_ns <= window.start_ns || op.start_ns >= window.end_ns) continue;
     ++g.ops_in_window;
     (op_stages[i].by_correlation ? g.by_correlation : g.by_fallback)++;
     if (op_stages[i].launch_delay_ns >= 0) g.launch_delay_ns.add(static_cast<double>(op_stages[i].launch_delay_ns));
-    all[dev].push_back({op.start_ns, op.end_ns});
-    if (op_stages[i].stage >= 0) per_stage[{dev, op_stages[i].stage}].push_back({op.start_ns, op.end_ns});
+    dev_ops->push_back({op.start_ns, op.end_ns});
+    if (op_stages[i].stage >= 0) {
+      const std::pair<DevKey, StageId> key{dev, op_stages[i].stage};
+      if (!stage_ops || key != last_stage) {
+        stage_ops = &per_stage[key];
+        last_stage = key;
+      }
+      stage_ops->push_back({op.start_ns, op.end_ns});
+    }
   }
   const std::int64_t wall = window.end_ns - window.start_ns;
   for (auto& [dev, v] : all) {

@@ -13,6 +13,13 @@
 namespace amdahl::analysis {
 namespace {
 
+// Frees a container's memory: `v = {}` would pick operator=(initializer_list), which empties
+// a vector but keeps its capacity.
+template <class T>
+void release(T& v) {
+  T().swap(v);
+}
+
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 constexpr std::int64_t kTolNs = 2000;  // clock noise allowed between threads (2 us)
 
@@ -46,8 +53,48 @@ struct Builder {
     extra.push_back(e);
   }
 
-  // Per host lane: node ids in time order, for "node at time t" look-ups.
-  std::vector<std::vector<std::uint32_t>> lane_nodes;
+  // Per host lane: its nodes, which are consecutive ids in time order ([first, last)), for
+  // "node at time t" look-ups; and the last look-up's answer, where the next one starts
+  // (look-ups mostly come in time order).
+  struct LaneNodes {
+    std::uint32_t first = 0, last = 0;
+    std::size_t size() const { return last - first; }
+    bool empty() const { return last == first; }
+  };
+  std::vector<LaneNodes> lane_nodes;
+  mutable std::vector<std::uint32_t> hint;
+
+  // The first node id in [lo, hi) for which before(id) is false (before: true, then false),
+  // found by galloping from `from`: std::lower_bound's answer in O(log distance).
+  template <class Before>
+  static std::uint32_t gallop(std::uint32_t lo, std::uint32_t hi, std::uint32_t from, Before before) {
+    if (from < lo || from > hi) from = lo;
+    std::uint32_t a, b;  // the answer is in [a, b]
+    if (from < hi && before(from)) {
+      a = from + 1;
+      std::uint32_t step = 1;
+      b = a;
+      while (b < hi && before(b)) {
+        a = b + 1;
+        b = hi - b > step ? b + step : hi;
+        step *= 2;
+      }
+    } else {
+      b = from;
+      std::uint32_t step = 1;
+      a = b;
+      while (a > lo && !before(a - 1)) {
+        b = a - 1;
+        a = a - lo > step ? a - step : lo;
+        step *= 2;
+      }
+    }
+    while (a < b) {  // before(a - 1) (or a == lo), !before(b) (or b == hi)
+      const std::uint32_t mid = a + (b - a) / 2;
+      if (before(mid)) a = mid + 1; else b = mid;
+    }
+    return a;
+  }
 
   Builder(const Timeline& t, const std::vector<GpuOpStage>& s, const StepSelection& ss)
       : tl(t), rs(*t.records), op_stages(s), sel(ss) {}
@@ -60,22 +107,54 @@ struct Builder {
   // The first node of host lane `lane` that starts at t (cuts guarantee one exists), or the
   // one containing t.
   std::uint32_t node_starting_at(std::uint32_t lane, std::int64_t t) const {
-    const auto& v = lane_nodes[lane];
-    auto it = std::lower_bound(v.begin(), v.end(), t,
-                               [&](std::uint32_t n, std::int64_t x) { return g.nodes[n].start_ns < x; });
-    if (it != v.end() && g.nodes[*it].start_ns == t) return *it;
-    if (it == v.begin()) return v.empty() ? kNone : v.front();
-    return *(it - 1);
+    const LaneNodes& v = lane_nodes[lane];
+    if (v.empty()) return kNone;
+    const std::uint32_t it = gallop(v.first, v.last, hint[lane], [&](std::uint32_t n) { return g.nodes[n].start_ns < t; });
+    hint[lane] = it;
+    if (it != v.last && g.nodes[it].start_ns == t) return it;
+    if (it == v.first) return v.first;
+    return it - 1;
   }
   // The node of host lane `lane` that ends at t (or contains t), or kNone before the lane.
   std::uint32_t node_ending_at(std::uint32_t lane, std::int64_t t) const {
-    const auto& v = lane_nodes[lane];
-    auto it = std::lower_bound(v.begin(), v.end(), t,
-                               [&](std::uint32_t n, std::int64_t x) { return g.nodes[n].end_ns < x; });
-    if (it == v.end()) return v.empty() ? kNone : v.back();
-    return *it;
+    const LaneNodes& v = lane_nodes[lane];
+    if (v.empty()) return kNone;
+    const std::uint32_t it = gallop(v.first, v.last, hint[lane], [&](std::uint32_t n) { return g.nodes[n].end_ns < t; });
+    hint[lane] = it;
+    if (it == v.last) return v.last - 1;
+    return it;
   }
 };
+
+// Sorts timestamps: an LSD radix sort on their offset from the smallest (11-bit digits, as
+// many passes as the span needs), several times faster than std::sort for millions of cuts.
+void sort_times(std::vector<std::int64_t>& v) {
+  if (v.size() < 4096) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+  const std::int64_t lo = *mn;
+  const std::uint64_t span = static_cast<std::uint64_t>(*mx) - static_cast<std::uint64_t>(lo);
+  constexpr int kBits = 11;
+  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  std::vector<std::int64_t> tmp(v.size());
+  std::vector<std::size_t> count(kBuckets);
+  std::vector<std::int64_t>* src = &v;
+  std::vector<std::int64_t>* dst = &tmp;
+  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
+    std::fill(count.begin(), count.end(), 0);
+    auto digit = [&](std::int64_t x) {
+      return static_cast<std::size_t>(((static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(lo)) >> shift) & (kBuckets - 1));
+    };
+    for (std::int64_t x : *src) ++count[digit(x)];
+    std::size_t sum = 0;
+    for (std::size_t& c : count) { const std::size_t k = c; c = sum; sum += k; }
+    for (std::int64_t x : *src) (*dst)[count[digit(x)]++] = x;
+    std::swap(src, dst);
+  }
+  if (src != &v) v.swap(tmp);
+}
 
 // Completes a host thread's cut points (its segments' and blocking syncs' ends; API calls,
 // marks and waits are already in), sorted and unique: the lane gets cuts.size() - 1 nodes plus
@@ -88,7 +167,7 @@ void prepare_cuts(const Builder& b, HostInput& h) {
     for (const Segment& s : tl_lane->segments) { cuts.push_back(s.start_ns); cuts.push_back(s.end_ns); }
     for (const Interval& s : tl_lane->blocking_syncs) { cuts.push_back(s.start_ns); cuts.push_back(s.end_ns); }
   }
-  std::sort(cuts.begin(), cuts.end());
+  sort_times(cuts);
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   cuts.shrink_to_fit();
 }
@@ -99,22 +178,26 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
   const std::vector<std::int64_t>& cuts = h.cuts;
   static const std::vector<Interval> kNoSyncs;
   const std::vector<Interval>& syncs = tl_lane ? tl_lane->blocking_syncs : kNoSyncs;
-  std::sort(h.apis.begin(), h.apis.end(), [](const Interval& x, const Interval& y) { return x.start_ns < y.start_ns; });
+  auto by_start = [](const Interval& x, const Interval& y) { return x.start_ns < y.start_ns; };
+  if (!std::is_sorted(h.apis.begin(), h.apis.end(), by_start)) std::sort(h.apis.begin(), h.apis.end(), by_start);
 
-  auto inside = [](const std::vector<Interval>& v, std::int64_t t) {
-    // v sorted by start, possibly overlapping a little: check the few candidates before t.
-    auto it = std::upper_bound(v.begin(), v.end(), t, [](std::int64_t x, const Interval& i) { return x < i.start_ns; });
-    for (int k = 0; k < 4 && it != v.begin(); ++k) {
+  // Whether t is inside one of the intervals of v (sorted by start, possibly overlapping a
+  // little): the few candidates starting at or before t are checked. Cuts ascend, so the
+  // first interval starting after t is found by a forward cursor (pos), not a binary search.
+  auto inside = [](const std::vector<Interval>& v, std::size_t& pos, std::int64_t t) {
+    while (pos < v.size() && v[pos].start_ns <= t) ++pos;
+    std::size_t it = pos;
+    for (int k = 0; k < 4 && it != 0; ++k) {
       --it;
-      if (t >= it->start_ns && t < it->end_ns) return true;
+      if (t >= v[it].start_ns && t < v[it].end_ns) return true;
     }
     return false;
   };
+  std::size_t sync_pos = 0, api_pos = 0;
 
-  auto& nodes = b.lane_nodes[lane_id];
-  auto link = [&](std::uint32_t id) {
-    nodes.push_back(id);  // the program-order edge from the previous node is added at the end
-  };
+  // The lane's nodes are consecutive ids (the program-order edges are added at the end).
+  b.lane_nodes[lane_id].first = b.lane_nodes[lane_id].last = static_cast<std::uint32_t>(b.g.nodes.size());
+  auto link = [&](std::uint32_t id) { b.lane_nodes[lane_id].last = id + 1; };
   // A consume is a wait of zero length in the recording that may grow in a replay: the item
   // must have been produced. Its join is added once all lanes exist.
   std::sort(h.consumes.begin(), h.consumes.end());
@@ -144,13 +227,13 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
       while (seg_cursor < sv.size() && sv[seg_cursor].end_ns <= a) ++seg_cursor;
       if (seg_cursor < sv.size() && sv[seg_cursor].start_ns <= a) seg = &sv[seg_cursor];
     }
-    if (inside(syncs, a)) {
+    if (inside(syncs, sync_pos, a)) {
       n.kind = NodeKind::Wait;
       n.stage = kLabelGpuWait;
     } else if (seg && seg->label == kLabelWait) {
       n.kind = NodeKind::Wait;
       n.stage = kLabelWait;
-    } else if (inside(h.apis, a)) {
+    } else if (inside(h.apis, api_pos, a)) {
       n.kind = NodeKind::Launch;
       n.stage = seg ? seg->stage : kLabelOther;
     } else {
@@ -161,9 +244,20 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
     link(b.add_node(n));
   }
   zero_waits_until(std::numeric_limits<std::int64_t>::max());
-  h.cuts = {};  // free the lane's inputs as soon as it is cut
-  h.apis = {};
-  h.consumes = {};
+  release(h.cuts);  // free the lane's inputs as soon as it is cut
+  release(h.apis);
+  release(h.consumes);
+}
+
+// Sorts GPU op indices by key(op), ties by index; input already in that order (the usual
+// case: records come in time order) costs one pass.
+template <class Key>
+void sort_ops_by(std::vector<std::uint32_t>& v, Key key) {
+  auto less = [&](std::uint32_t x, std::uint32_t y) {
+    const std::int64_t kx = key(x), ky = key(y);
+    return kx != ky ? kx < ky : x < y;
+  };
+  if (!std::is_sorted(v.begin(), v.end(), less)) std::sort(v.begin(), v.end(), less);
 }
 
 std::int64_t median(std::vector<std::int64_t> v) {
@@ -188,7 +282,7 @@ std::vector<double> stage_work_ns(const ReplayGraph& g, Interval window) {
 }
 
 ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>& op_stages,
-                               const StepSelection& sel) {
+                               const StepSelection& sel, const std::function<void()>& inputs_read) {
   if (!tl.records) throw InputError("replay: timeline without records");
   Builder b(tl, op_stages, sel);
   const format::RecordSet& rs = *tl.records;
@@ -213,28 +307,28 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   for (const Lane& l : tl.lanes) host(l.pid, l.tid);
 
   // API calls: launch calls (non-blocking) and the start of every call that launched GPU work.
-  // (pid, correlation) -> api index: a sorted vector (a hash map of millions of calls costs
-  // several times the memory).
-  std::vector<std::pair<std::uint64_t, std::size_t>> api_index;
-  api_index.reserve(rs.api_calls.size());
-  for (std::size_t i = 0; i < rs.api_calls.size(); ++i)
-    api_index.emplace_back((static_cast<std::uint64_t>(rs.api_calls[i].pid) << 32) | rs.api_calls[i].correlation_id, i);
-  std::sort(api_index.begin(), api_index.end());
-  struct ApiOf {
-    const std::vector<std::pair<std::uint64_t, std::size_t>>& v;
-    using It = std::vector<std::pair<std::uint64_t, std::size_t>>::const_iterator;
-    It end() const { return v.end(); }
-    It find(std::uint64_t key) const {
-      auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(key, std::size_t{0}));
-      return it != v.end() && it->first == key ? it : v.end();
+  {
+    std::vector<std::int8_t> blocking(rs.strings.size(), -1);  // is_blocking_cuda_call per name id
+    HostInput* h = nullptr;  // the previous call's thread (calls come in long runs per thread)
+    LaneKey last{};
+    for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
+      const auto& a = rs.api_calls[i];
+      if (!h || last != LaneKey{a.pid, a.tid}) {
+        last = {a.pid, a.tid};
+        const std::uint32_t li = host(a.pid, a.tid);
+        h = &hosts[li];
+      }
+      h->cuts.push_back(a.start_ns);
+      h->cuts.push_back(a.end_ns);
+      bool blocks;
+      if (a.name < blocking.size()) {
+        if (blocking[a.name] < 0) blocking[a.name] = is_blocking_cuda_call(rs.str(a.name)) ? 1 : 0;
+        blocks = blocking[a.name] == 1;
+      } else {
+        blocks = is_blocking_cuda_call(rs.str(a.name));
+      }
+      if (!blocks && a.end_ns > a.start_ns) h->apis.push_back({a.start_ns, a.end_ns});
     }
-  } api_of{api_index};
-  for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
-    const auto& a = rs.api_calls[i];
-    HostInput& h = hosts[host(a.pid, a.tid)];
-    h.cuts.push_back(a.start_ns);
-    h.cuts.push_back(a.end_ns);
-    if (!is_blocking_cuda_call(rs.str(a.name)) && a.end_ns > a.start_ns) h.apis.push_back({a.start_ns, a.end_ns});
   }
   // Marks and (on the driving lane) step starts and the window end are cut points.
   for (const Lane& l : tl.lanes) {
@@ -251,6 +345,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   hosts[drv_host].cuts.push_back(sel.window.end_ns);
 
   b.lane_nodes.resize(hosts.size());
+  b.hint.assign(hosts.size(), 0);
   {  // reserve once, exactly: growing vectors of millions of nodes/edges doubles their peak
     std::size_t count = rs.gpu_ops.size(), waits = 0;
     for (HostInput& h : hosts) {
@@ -271,27 +366,34 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     cut_host_lane(b, li, hosts[li]);
   }
 
-  // Each GPU op's launching API call, looked up once.
-  std::vector<std::uint32_t> api_for_op(rs.gpu_ops.size(), kNone);
-  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
-    auto a = api_of.find((static_cast<std::uint64_t>(rs.gpu_ops[i].pid) << 32) | rs.gpu_ops[i].correlation_id);
-    if (a != api_of.end()) api_for_op[i] = static_cast<std::uint32_t>(a->second);
-  }
-  api_index = {};
+  // Each GPU op's launching API call (found once, by build_timeline).
+  std::vector<std::uint32_t> computed;
+  if (tl.api_of_op.size() != rs.gpu_ops.size()) computed = launching_api_calls(rs);
+  const std::vector<std::uint32_t>& api_for_op = computed.empty() ? tl.api_of_op : computed;
+  static_assert(kNone == kNoApiCall);
 
   // ---- GPU lanes: one per (pid, device, stream), ops in start order.
-  std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<std::size_t>> streams;
-  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
-    const auto& op = rs.gpu_ops[i];
-    if (op.end_ns < op.start_ns) continue;
-    streams[{op.pid, (static_cast<std::uint64_t>(op.device) << 32) | op.stream}].push_back(i);
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<std::uint32_t>> streams;
+  {
+    std::vector<std::uint32_t>* run = nullptr;  // the previous op's stream (ops come in runs)
+    std::pair<std::uint32_t, std::uint64_t> last{};
+    for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
+      const auto& op = rs.gpu_ops[i];
+      if (op.end_ns < op.start_ns) continue;
+      const std::pair<std::uint32_t, std::uint64_t> key{op.pid, (static_cast<std::uint64_t>(op.device) << 32) | op.stream};
+      if (!run || key != last) {
+        run = &streams[key];
+        last = key;
+      }
+      run->push_back(static_cast<std::uint32_t>(i));
+    }
   }
   // Launch latency observed when the GPU was idle: op start - API start where the stream's
   // previous op had ended before the API call began.
   std::vector<std::int64_t> idle_latencies;
   std::vector<std::uint32_t> gpu_node_of(rs.gpu_ops.size(), kNone);
   for (auto& [key, ops] : streams) {
-    std::sort(ops.begin(), ops.end(), [&](std::size_t x, std::size_t y) { return rs.gpu_ops[x].start_ns < rs.gpu_ops[y].start_ns; });
+    sort_ops_by(ops, [&](std::uint32_t x) { return rs.gpu_ops[x].start_ns; });
     ReplayLane rl;
     rl.gpu = true;
     rl.pid = key.first;
@@ -300,7 +402,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     const auto lane_id = static_cast<std::uint32_t>(b.g.lanes.size());
     b.g.lanes.push_back(rl);
     std::int64_t prev_end = std::numeric_limits<std::int64_t>::min();
-    for (std::size_t i : ops) {
+    for (std::uint32_t i : ops) {
       const auto& op = rs.gpu_ops[i];
       ReplayNode n;
       n.start_ns = op.start_ns;
@@ -326,31 +428,60 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     }
 
   // Per (pid, device): ops sorted by end, for inferring cross-stream waits.
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> device_ops_by_end;
-  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i)
-    if (gpu_node_of[i] != kNone) device_ops_by_end[{rs.gpu_ops[i].pid, rs.gpu_ops[i].device}].push_back(i);
-  for (auto& [k, v] : device_ops_by_end)
-    std::sort(v.begin(), v.end(), [&](std::size_t x, std::size_t y) { return rs.gpu_ops[x].end_ns < rs.gpu_ops[y].end_ns; });
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint32_t>> device_ops_by_end;
+  {
+    std::vector<std::uint32_t>* run = nullptr;
+    std::pair<std::uint32_t, std::uint32_t> last{};
+    for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
+      if (gpu_node_of[i] == kNone) continue;
+      const std::pair<std::uint32_t, std::uint32_t> key{rs.gpu_ops[i].pid, rs.gpu_ops[i].device};
+      if (!run || key != last) {
+        run = &device_ops_by_end[key];
+        last = key;
+      }
+      run->push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  for (auto& [k, v] : device_ops_by_end) sort_ops_by(v, [&](std::uint32_t x) { return rs.gpu_ops[x].end_ns; });
   // An op that started this long after everything its stream and launch explain waited for
   // something else: the op of another stream that ended last before it (an event wait).
   constexpr std::int64_t kUnexplainedNs = 3000;
 
   // Stream order and launch edges, with the residual delay put on the binding edge.
+  // Up to three candidates per op (stream order, launch, inferred cross-stream wait).
+  struct Cand { std::uint32_t from; std::int64_t weight; std::int64_t at; };
+  struct Cands {
+    Cand v[3];
+    std::size_t n = 0;
+    void push_back(const Cand& x) { v[n++] = x; }
+    bool empty() const { return n == 0; }
+    std::size_t size() const { return n; }
+    Cand& operator[](std::size_t k) { return v[k]; }
+    const Cand* begin() const { return v; }
+    const Cand* end() const { return v + n; }
+  };
+  LaneKey last_api_thread{};
+  std::uint32_t last_api_host = kNone;
+  bool have_api_thread = false;
   for (auto& [key, ops] : streams) {
     std::uint32_t prev = kNone;
-    for (std::size_t i : ops) {
+    for (std::uint32_t i : ops) {
       const std::uint32_t id = gpu_node_of[i];
       const auto& op = rs.gpu_ops[i];
-      struct Cand { std::uint32_t from; std::int64_t weight; std::int64_t at; };
-      std::vector<Cand> c;
+      Cands c;
       if (prev != kNone) c.push_back({prev, 0, b.g.nodes[prev].end_ns});
       std::uint32_t launch_from = kNone;
       if (api_for_op[i] != kNone) {
         const auto& api = rs.api_calls[api_for_op[i]];
-        auto h = host_of.find(LaneKey{api.pid, api.tid});
-        if (h != host_of.end()) {
+        if (!have_api_thread || last_api_thread != LaneKey{api.pid, api.tid}) {
+          last_api_thread = {api.pid, api.tid};
+          auto h = host_of.find(last_api_thread);
+          last_api_host = h != host_of.end() ? h->second : kNone;
+          have_api_thread = true;
+        }
+        if (last_api_host != kNone) {
           // The node ending at the API call's start: the launch happens right after it.
-          launch_from = b.node_ending_at(h->second, api.start_ns);
+          launch_from = b.node_ending_at(last_api_host, api.start_ns);
           if (launch_from != kNone && b.g.nodes[launch_from].end_ns > api.start_ns) launch_from = kNone;
           if (launch_from != kNone) c.push_back({launch_from, launch_latency, b.g.nodes[launch_from].end_ns + launch_latency});
         }
@@ -360,7 +491,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       if (c.empty() || op.start_ns - explained > kUnexplainedNs) {
         const auto& v = device_ops_by_end[{op.pid, op.device}];
         auto pos = std::upper_bound(v.begin(), v.end(), op.start_ns + 500,
-                                    [&](std::int64_t t, std::size_t x) { return t < rs.gpu_ops[x].end_ns; });
+                                    [&](std::int64_t t, std::uint32_t x) { return t < rs.gpu_ops[x].end_ns; });
         for (int k = 0; k < 16 && pos != v.begin(); ++k) {
           --pos;
           const auto& other = rs.gpu_ops[*pos];
@@ -385,10 +516,20 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   // ---- completion edges: a blocking CUDA call ends after the GPU op it waited for.
   // Per pid, ops sorted by end; the join is the latest-ending op that ended before the wait
   // ended and whose launch (or start) came before the wait began.
-  std::map<std::uint32_t, std::vector<std::size_t>> ops_by_end;
-  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) if (gpu_node_of[i] != kNone) ops_by_end[rs.gpu_ops[i].pid].push_back(i);
-  for (auto& [pid, v] : ops_by_end)
-    std::sort(v.begin(), v.end(), [&](std::size_t x, std::size_t y) { return rs.gpu_ops[x].end_ns < rs.gpu_ops[y].end_ns; });
+  std::map<std::uint32_t, std::vector<std::uint32_t>> ops_by_end;
+  {
+    std::vector<std::uint32_t>* run = nullptr;
+    std::uint32_t last = 0;
+    for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
+      if (gpu_node_of[i] == kNone) continue;
+      if (!run || rs.gpu_ops[i].pid != last) {
+        last = rs.gpu_ops[i].pid;
+        run = &ops_by_end[last];
+      }
+      run->push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  for (auto& [pid, v] : ops_by_end) sort_ops_by(v, [&](std::uint32_t x) { return rs.gpu_ops[x].end_ns; });
   auto launch_time = [&](std::size_t op_index) {
     const auto& op = rs.gpu_ops[op_index];
     return api_for_op[op_index] == kNone ? op.start_ns : rs.api_calls[api_for_op[op_index]].start_ns;
@@ -421,7 +562,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
 
   for (std::uint32_t hl = 0; hl < hosts.size(); ++hl) {
     const Lane* lane = hosts[hl].timeline_lane == kNone ? nullptr : &tl.lanes[hosts[hl].timeline_lane];
-    for (std::uint32_t id : b.lane_nodes[hl]) {
+    for (std::uint32_t id = b.lane_nodes[hl].first; id < b.lane_nodes[hl].last; ++id) {
       ReplayNode& n = b.g.nodes[id];
       if (n.kind != NodeKind::Wait || n.end_ns == n.start_ns) continue;  // zero-length: consume joins below
       bool linked = false;
@@ -430,7 +571,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
         if (it != ops_by_end.end()) {
           const auto& v = it->second;
           auto pos = std::upper_bound(v.begin(), v.end(), n.end_ns + kTolNs,
-                                      [&](std::int64_t t, std::size_t x) { return t < rs.gpu_ops[x].end_ns; });
+                                      [&](std::int64_t t, std::uint32_t x) { return t < rs.gpu_ops[x].end_ns; });
           for (int k = 0; k < 64 && pos != v.begin(); ++k) {
             --pos;
             if (launch_time(*pos) <= n.start_ns + kTolNs) {
@@ -508,40 +649,42 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   if (b.g.window_end_node == kNone || b.g.span_first_node.empty() || b.g.span_first_node.front() == kNone)
     throw InputError("replay: the analysis window is not on the driving thread's timeline");
 
-  streams = {};
-  ops_by_end = {};
-  produce_of = {};
-  consumes_by_ts = {};
-  gpu_node_of = {};
-  api_for_op = {};
+  release(streams);
+  release(ops_by_end);
+  release(produce_of);
+  release(consumes_by_ts);
+  release(gpu_node_of);
+  release(device_ops_by_end);
+  release(computed);
+  if (inputs_read) inputs_read();  // tl, rs and op_stages are not read below
 
   // ---- flatten edges into the CSR of incoming edges: per node, its program-order edge (host
   // lanes) first, then the others in insertion order (a counting sort: no comparison sort).
+  // Program order: a host lane's nodes are consecutive ids, so node i > first follows i - 1.
+  // The slices are filled from their ends (extra edges in reverse, then the program-order
+  // edge), with edge_begin[i + 1] as node i's cursor, and shifted down by one at the end.
   const std::size_t n = b.g.nodes.size();
-  std::vector<std::uint32_t> po_prev(n, kNone);
+  auto& begin = b.g.edge_begin;
+  begin.assign(n + 1, 0);
   for (const auto& v : b.lane_nodes)
-    for (std::size_t k = 1; k < v.size(); ++k) po_prev[v[k]] = v[k - 1];
-  b.lane_nodes = {};
-  b.g.edge_begin.assign(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) b.g.edge_begin[i + 1] = po_prev[i] != kNone ? 1u : 0u;
-  for (const ReplayEdge& e : b.extra) b.g.edge_begin[e.to + 1] += 1;
-  for (std::size_t i = 0; i < n; ++i) b.g.edge_begin[i + 1] += b.g.edge_begin[i];
-  b.g.edges.resize(b.g.edge_begin.back());
-  std::vector<std::uint32_t>& fill = po_prev;  // reused: next free slot per node
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t prev = po_prev[i];
-    std::uint32_t at = b.g.edge_begin[i];
-    if (prev != kNone) {
-      ReplayEdge& e = b.g.edges[at++];
-      e.from = prev;
-      e.to = static_cast<std::uint32_t>(i) & 0x7fffffffu;
-      e.weight_ns = b.g.nodes[i].start_ns - b.g.nodes[prev].end_ns;
+    for (std::uint32_t i = v.first + 1; i < v.last; ++i) begin[i + 1] = 1;
+  for (const ReplayEdge& e : b.extra) begin[e.to + 1] += 1;
+  for (std::size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+  const std::uint32_t total = begin[n];
+  b.g.edges.resize(total);
+  for (std::size_t k = b.extra.size(); k-- > 0;) b.g.edges[--begin[b.extra[k].to + 1]] = b.extra[k];
+  release(b.extra);
+  for (const auto& v : b.lane_nodes)
+    for (std::uint32_t i = v.first + 1; i < v.last; ++i) {
+      ReplayEdge& e = b.g.edges[--begin[i + 1]];
+      e.from = i - 1;
+      e.to = i & 0x7fffffffu;
+      e.weight_ns = b.g.nodes[i].start_ns - b.g.nodes[i - 1].end_ns;
       e.join = 0;
     }
-    fill[i] = at;
-  }
-  for (const ReplayEdge& e : b.extra) b.g.edges[fill[e.to]++] = e;
-  b.extra = {};
+  release(b.lane_nodes);
+  for (std::size_t i = 0; i < n; ++i) begin[i] = begin[i + 1];  // now the slice starts
+  begin[n] = total;
   return std::move(b.g);
 }
 

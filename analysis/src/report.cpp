@@ -14,6 +14,13 @@
 namespace amdahl::analysis {
 namespace {
 
+// Frees a container's memory: `v = {}` would pick operator=(initializer_list), which empties
+// a vector but keeps its capacity.
+template <class T>
+void release(T& v) {
+  T().swap(v);
+}
+
 std::string pct(double f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", f * 100.0);
@@ -78,10 +85,12 @@ std::vector<double> work_per_step(const ReplayGraph& g, const Timeline& tl, cons
 
 // Builds the replay graph over the window, checks that the unscaled replay reproduces it, and
 // makes the critical path the basis of r.exposure. Returns why not ("" on success).
-// The timeline's lanes and the GPU op stages are released once the graph is built (the rest
-// of the analysis needs only tl.stage_names): a 10-million-event profile must fit in 2 GB.
+// The timeline's lanes and the GPU op stages are released once the graph has read them (the
+// rest of the analysis needs only tl.stage_names and the lanes' marks), and so are the big
+// record tables when the analysis owns them (`owned`; the diagnostics and strings stay): a
+// 10-million-event profile must fit in 2 GB.
 std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& sel,
-                                std::vector<GpuOpStage>& op_stages) {
+                                std::vector<GpuOpStage>& op_stages, format::RecordSet* owned) {
   StepSelection s = sel;
   if (s.steps.empty()) {  // no steps: the whole window is one span
     s.steps = {sel.window};
@@ -89,16 +98,31 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
   }
   std::shared_ptr<ReplayGraph> g;
   try {
-    g = std::make_shared<ReplayGraph>(build_replay_graph(tl, op_stages, s));
+    // Before the graph's edges are flattened (its peak), what it no longer needs goes: the big
+    // record tables when the analysis owns them, the timeline's segments, the op stages.
+    auto free_inputs = [&] {
+      if (owned) {
+        release(owned->ranges);
+        release(owned->marks);
+        release(owned->api_calls);
+        release(owned->gpu_ops);
+        release(owned->syncs);
+      }
+      for (Lane& l : tl.lanes) release(l.segments);
+      release(tl.range_class);
+      release(tl.api_of_op);
+      release(op_stages);
+    };
+    g = std::make_shared<ReplayGraph>(build_replay_graph(tl, op_stages, s, free_inputs));
   } catch (const InputError& e) {
     return e.what();
   }
   if (g->nodes.empty() || g->span_first_node.empty()) return "empty graph";
   std::vector<double> per_step;
   if (sel.has_steps) per_step = work_per_step(*g, tl, sel);
-  tl.lanes = {};
-  tl.lane_of = {};
-  op_stages = {};
+  release(tl.lanes);
+  release(tl.lane_of);
+  release(op_stages);
   prepare_replay(*g);
   const ReplayResult base = replay(*g, std::vector<double>(tl.stage_names.size(), 1.0));
   const double wall = static_cast<double>(sel.window.end_ns - sel.window.start_ns);
@@ -208,7 +232,11 @@ std::string verdict_line(const std::vector<StageRow>& stages, bool per_step) {
   return "no dominant stage: the largest exposed share is " + top->what + " at " + pct(top->share) + detail;
 }
 
-Report analyze(const format::Profile& profile, const AnalysisOptions& options) {
+namespace {
+
+// analyze(); `owned` (the profile's records, when the caller gave them up) may be emptied of
+// its big tables once they have been read.
+Report analyze_profile(const format::Profile& profile, const AnalysisOptions& options, format::RecordSet* owned) {
   const auto& rs = profile.records;
   const StageRules rules = rules_for(profile, options);
   Timeline tl = build_timeline(rs, rules);
@@ -232,7 +260,7 @@ Report analyze(const format::Profile& profile, const AnalysisOptions& options) {
   r.driving_view = compute_exposure(tl, sel, op_stages);
   r.exposure = r.driving_view;
   r.gpu = summarize_gpu(tl, op_stages, sel.window);
-  const std::string graph_failure = build_critical_path(r, tl, sel, op_stages);
+  const std::string graph_failure = build_critical_path(r, tl, sel, op_stages, owned);
 
   const std::size_t n = tl.stage_names.size();
   const double wall = static_cast<double>(r.wall_ns);
@@ -327,6 +355,16 @@ Report analyze(const format::Profile& profile, const AnalysisOptions& options) {
     r.diagnostics.push_back({d.pid, rs.str(d.key), d.count, rs.str(d.detail)});
   r.verdict = verdict_line(r.stages, sel.has_steps);
   return r;
+}
+
+}  // namespace
+
+Report analyze(const format::Profile& profile, const AnalysisOptions& options) {
+  return analyze_profile(profile, options, nullptr);
+}
+
+Report analyze(format::Profile&& profile, const AnalysisOptions& options) {
+  return analyze_profile(profile, options, &profile.records);
 }
 
 }  // namespace amdahl::analysis

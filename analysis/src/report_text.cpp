@@ -19,7 +19,9 @@ std::string speedup(double s) { return std::isfinite(s) ? fmt("%.2fx", s) : std:
 
 }  // namespace
 
-std::string report_to_text(const Report& r) {
+std::string report_to_text(const Report& r) { return report_to_text(r, true); }
+
+std::string report_to_text(const Report& r, bool with_notes) {
   std::string out;
   char buf[512];
   const double wall_ms = static_cast<double>(r.wall_ns) / 1e6;
@@ -78,7 +80,7 @@ std::string report_to_text(const Report& r) {
       out += buf;
     }
   }
-  if (!r.notes.empty()) {
+  if (with_notes && !r.notes.empty()) {
     out += "\nnotes:\n";
     for (const auto& n : r.notes) out += "  - " + n + "\n";
   }

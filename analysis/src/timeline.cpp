@@ -94,7 +94,50 @@ std::string_view strip_version(std::string_view name) {
   return name;
 }
 
+using ApiKey = std::pair<std::uint64_t, std::uint32_t>;  // (pid << 32 | correlation id, index)
+
+// Sorted (key, index) pairs; already sorted input (records in correlation order, the usual
+// case) skips the sort. The pair order makes the first record of a key come first.
+template <class Rec>
+std::vector<ApiKey> sorted_keys(const std::vector<Rec>& v) {
+  std::vector<ApiKey> out;
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out.emplace_back((static_cast<std::uint64_t>(v[i].pid) << 32) | v[i].correlation_id, static_cast<std::uint32_t>(i));
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
+  return out;
+}
+
+// For every record of `queries` (pid, correlation id), the first API call with that key, or
+// kNoApiCall: a merge of the two sorted key lists (no hash map of millions of calls).
+template <class Rec>
+std::vector<std::uint32_t> match_api_calls(const std::vector<ApiKey>& apis, const std::vector<Rec>& queries) {
+  std::vector<std::uint32_t> out(queries.size(), kNoApiCall);
+  const std::vector<ApiKey> q = sorted_keys(queries);
+  std::size_t a = 0;
+  for (const ApiKey& k : q) {
+    while (a < apis.size() && apis[a].first < k.first) ++a;
+    if (a < apis.size() && apis[a].first == k.first) out[k.second] = apis[a].second;
+  }
+  return out;
+}
+
+// is_blocking_cuda_call per string id, computed once per name.
+struct BlockingNames {
+  const format::RecordSet& rs;
+  std::vector<std::int8_t> known = std::vector<std::int8_t>(rs.strings.size(), -1);
+  bool operator()(format::StrId id) {
+    if (id >= known.size()) return is_blocking_cuda_call(rs.str(id));
+    if (known[id] < 0) known[id] = is_blocking_cuda_call(rs.str(id)) ? 1 : 0;
+    return known[id] == 1;
+  }
+};
+
 }  // namespace
+
+std::vector<std::uint32_t> launching_api_calls(const format::RecordSet& rs) {
+  return match_api_calls(sorted_keys(rs.api_calls), rs.gpu_ops);
+}
 
 const Segment* Lane::segment_at(std::int64_t t) const {
   auto it = std::upper_bound(segments.begin(), segments.end(), t,
@@ -180,24 +223,29 @@ Timeline build_timeline(const format::RecordSet& rs, const StageRules& rules) {
   }
 
   // Blocking CUDA calls: by API name, and CUPTI sync records through their correlation id.
-  std::unordered_map<std::uint64_t, std::size_t> api_of;  // (pid, correlation) -> api call
+  BlockingNames blocking{rs};
   for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
     const auto& a = rs.api_calls[i];
-    api_of.emplace((static_cast<std::uint64_t>(a.pid) << 32) | a.correlation_id, i);
-    if (a.end_ns > a.start_ns && is_blocking_cuda_call(rs.str(a.name))) {
+    if (a.end_ns > a.start_ns && blocking(a.name)) {
       const std::size_t li = lane_index(tl, a.pid, a.tid);
       tl.lanes[li].blocking_syncs.push_back({a.start_ns, a.end_ns});
       items_of(li).push_back({a.start_ns, a.end_ns, -1, kLabelGpuWait});
     }
   }
-  for (const auto& s : rs.syncs) {
-    if (s.kind == format::SyncKind::StreamWaitEvent || s.end_ns <= s.start_ns) continue;
-    auto it = api_of.find((static_cast<std::uint64_t>(s.pid) << 32) | s.correlation_id);
-    if (it == api_of.end()) continue;  // no thread known for it
-    const auto& a = rs.api_calls[it->second];
-    const std::size_t li = lane_index(tl, a.pid, a.tid);
-    tl.lanes[li].blocking_syncs.push_back({s.start_ns, s.end_ns});
-    items_of(li).push_back({s.start_ns, s.end_ns, -1, kLabelGpuWait});
+  {
+    const std::vector<ApiKey> apis = sorted_keys(rs.api_calls);
+    tl.api_of_op = match_api_calls(apis, rs.gpu_ops);
+    const std::vector<std::uint32_t> api_of_sync = rs.syncs.empty() ? std::vector<std::uint32_t>{}
+                                                                    : match_api_calls(apis, rs.syncs);
+    for (std::size_t k = 0; k < rs.syncs.size(); ++k) {
+      const auto& s = rs.syncs[k];
+      if (s.kind == format::SyncKind::StreamWaitEvent || s.end_ns <= s.start_ns) continue;
+      if (api_of_sync[k] == kNoApiCall) continue;  // no thread known for it
+      const auto& a = rs.api_calls[api_of_sync[k]];
+      const std::size_t li = lane_index(tl, a.pid, a.tid);
+      tl.lanes[li].blocking_syncs.push_back({s.start_ns, s.end_ns});
+      items_of(li).push_back({s.start_ns, s.end_ns, -1, kLabelGpuWait});
+    }
   }
 
   for (const auto& m : rs.marks) {

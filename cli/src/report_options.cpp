@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/profile_store.hpp"
@@ -49,8 +50,10 @@ analysis::Report load_and_analyze(const ReportOptions& opt) {
   // when freed: glibc's adaptive threshold would otherwise keep the freed timeline in the heap
   // while the replay allocates anew (a 10-million-event profile must fit in 2 GB).
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  const format::Profile profile = format::load_profile(opt.profile);
-  return analysis::analyze(profile, ao);
+  format::LoadOptions lo;
+  lo.analysis_columns_only = true;  // the analysis reads only these; SQLite's cost is per column
+  format::Profile profile = format::load_profile(opt.profile, lo);
+  return analysis::analyze(std::move(profile), ao);  // its big tables go once the graph is built
 }
 
 void write_output(const ReportOptions& opt, const std::string& text) {

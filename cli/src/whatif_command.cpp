@@ -51,8 +51,10 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     wo.curves = opt->format == "json";  // the curves are only in the JSON
     const analysis::WhatIf w = workers ? analysis::compute_whatif_with_workers(report, requests, target, *workers, wo)
                                        : analysis::compute_whatif(report, requests, target, wo);
+    // Text: the stage breakdown (the report without its notes), then the what-if and all notes.
     write_output(*opt, opt->format == "json" ? json_text(analysis::whatif_to_json(report, w))
-                                             : analysis::whatif_to_text(report, w));
+                                             : analysis::report_to_text(report, false) + "\n" +
+                                                   analysis::whatif_to_text(report, w));
     exit_code = 0;
   });
 }

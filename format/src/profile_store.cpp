@@ -5,6 +5,7 @@
 #include "amdahl/format/profile_store.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -189,6 +190,7 @@ struct Loader {
   const std::string& path;
   const Db& db;
   std::int64_t file_size;
+  bool analysis_columns_only = false;  // LoadOptions
 
   [[noreturn]] void corrupt(const std::string& why) const {
     throw ProfileError(path + " is corrupt: " + why);
@@ -196,8 +198,8 @@ struct Loader {
 
   template <class E> E enum_col(const Stmt& st, int c, const char* column) const {
     E v{};
-    const char* t = st.text(c);
-    if (!detail::enum_from_name(t, v)) corrupt(std::string("unknown value '") + t + "' in " + column);
+    const std::string_view t = st.view(c);
+    if (!detail::enum_from_name(t, v)) corrupt("unknown value '" + std::string(t) + "' in " + column);
     return v;
   }
 
@@ -222,9 +224,14 @@ struct Loader {
 
   // Threads to read a table of n rows with: big tables are read in id slices, each on its own
   // read-only connection (SQLite's per-row decoding is the cost, and it parallelises).
+  // The CPUs this process may run on (taskset), not the machine's: more threads than that only
+  // take turns.
   static unsigned parallelism(std::size_t n) {
     if (n < 1'000'000 || sqlite3_threadsafe() == 0) return 1;
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    if (sched_getaffinity(0, sizeof cpus, &cpus) == 0) hw = std::max(1, CPU_COUNT(&cpus));
     return static_cast<unsigned>(std::min<std::size_t>({hw, 8, n / 500'000}));
   }
 
@@ -280,7 +287,7 @@ struct Loader {
   void load(Profile& out) const {
     RecordSet& r = out.records;
     r.strings.clear();
-    fill(out, "strings", "value", r.strings, [](const Stmt& st) { return st.str(1); });
+    fill(out, "strings", "value", r.strings, [](const Stmt& st) { return std::string(st.view(1)); });
     if (r.strings.empty() || !r.strings[0].empty()) corrupt("string 0 must be the empty string");
     auto u32 = [](const Stmt& st, int c) { return static_cast<std::uint32_t>(st.i64(c)); };
     auto u64 = [](const Stmt& st, int c) { return static_cast<std::uint64_t>(st.i64(c)); };
@@ -293,6 +300,14 @@ struct Loader {
     fill(out, "categories", "pid, domain_id, category, name_id", r.categories, [&](const Stmt& st) {
       return CategoryRec{u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4)};
     });
+    if (analysis_columns_only) {  // the columns the analysis reads (LoadOptions)
+      fill(out, "ranges", "pid, tid, domain_id, name_id, start_ns, end_ns", r.ranges, [&](const Stmt& st) {
+        RangeRec x;
+        x.pid = u32(st, 1); x.tid = u64(st, 2); x.end_tid = x.tid; x.domain = u32(st, 3); x.name = u32(st, 4);
+        x.start_ns = st.i64(5); x.end_ns = st.i64(6);
+        return x;
+      });
+    } else {
     fill(out, "ranges",
          "pid, tid, end_tid, domain_id, name_id, category, kind, depth, parent, start_ns, end_ns, unclosed, "
          "payload_kind, payload_int, payload_double",
@@ -305,6 +320,7 @@ struct Loader {
            x.payload = payload(st, 13, "ranges.payload_kind");
            return x;
          });
+    }
     const auto n_ranges = static_cast<std::int64_t>(r.ranges.size());
     for (const RangeRec& x : r.ranges)
       if (x.parent >= n_ranges) corrupt("a range's parent " + std::to_string(x.parent) + " does not exist");
@@ -313,6 +329,23 @@ struct Loader {
            return MarkRec{u32(st, 1), u64(st, 2), u32(st, 3), u32(st, 4), u32(st, 5), st.i64(6),
                           payload(st, 7, "marks.payload_kind")};
          });
+    if (analysis_columns_only) {
+      fill(out, "api_calls", "pid, tid, name_id, start_ns, end_ns, correlation_id", r.api_calls, [&](const Stmt& st) {
+        ApiCallRec a;
+        a.pid = u32(st, 1); a.tid = u64(st, 2); a.name = u32(st, 3); a.start_ns = st.i64(4); a.end_ns = st.i64(5);
+        a.correlation_id = u32(st, 6);
+        return a;
+      });
+      fill(out, "gpu_ops", "pid, device, stream, kind, name_id, start_ns, end_ns, correlation_id, copy_kind", r.gpu_ops,
+           [&](const Stmt& st) {
+             GpuOpRec g;
+             g.pid = u32(st, 1); g.device = u32(st, 2); g.stream = u32(st, 3);
+             g.kind = enum_col<GpuOpKind>(st, 4, "gpu_ops.kind"); g.name = u32(st, 5); g.start_ns = st.i64(6);
+             g.end_ns = st.i64(7); g.correlation_id = u32(st, 8);
+             g.copy_kind = enum_col<CopyKind>(st, 9, "gpu_ops.copy_kind");
+             return g;
+           });
+    } else {
     fill(out, "api_calls", "pid, tid, api, cbid, name_id, start_ns, end_ns, correlation_id", r.api_calls,
          [&](const Stmt& st) {
            return ApiCallRec{u32(st, 1), u64(st, 2), enum_col<ApiKind>(st, 3, "api_calls.api"), u32(st, 4),
@@ -331,6 +364,7 @@ struct Loader {
            g.dst_kind = enum_col<MemKind>(st, 13, "gpu_ops.dst_kind"); g.graph_id = u32(st, 14);
            return g;
          });
+    }
     fill(out, "syncs", "pid, context, stream, event, kind, start_ns, end_ns, correlation_id", r.syncs,
          [&](const Stmt& st) {
            return SyncRec{u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4), enum_col<SyncKind>(st, 5, "syncs.kind"),
@@ -431,7 +465,7 @@ void save_profile(const Profile& profile, const std::string& path, bool overwrit
   }
 }
 
-Profile load_profile(const std::string& path) {
+Profile load_profile(const std::string& path, const LoadOptions& options) {
   const std::int64_t file_size = check_readable(path);
   Profile out;
   try {
@@ -455,7 +489,7 @@ Profile load_profile(const std::string& path) {
     check_version(path, out.meta);
     for (const char* t : detail::kTables)
       if (!tables.count(t)) throw ProfileError(path + " is not a complete amdahl profile: table '" + t + "' is missing");
-    const Loader loader{path, db, file_size};
+    const Loader loader{path, db, file_size, options.analysis_columns_only};
     loader.load(out);
     loader.check_counts(out);
   } catch (const SqliteError& e) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <sqlite3.h>
 
@@ -94,6 +95,13 @@ class Stmt {
   const char* text(int c) const {
     const unsigned char* t = sqlite3_column_text(st_, c);
     return t ? reinterpret_cast<const char*>(t) : "";
+  }
+  // The column's bytes without a copy or a terminating NUL (valid until the next step()):
+  // sqlite3_column_text would first copy a TEXT value out of the page to NUL-terminate it.
+  std::string_view view(int c) const {
+    const void* b = sqlite3_column_blob(st_, c);
+    return b ? std::string_view(static_cast<const char*>(b), static_cast<std::size_t>(sqlite3_column_bytes(st_, c)))
+             : std::string_view{};
   }
   std::string str(int c) const {
     const unsigned char* t = sqlite3_column_text(st_, c);

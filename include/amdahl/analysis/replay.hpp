@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -89,8 +90,10 @@ void prepare_replay(ReplayGraph& graph);
 // Work per stage (host work nodes and GPU ops, every lane), clipped to `window`; `other` last.
 std::vector<double> stage_work_ns(const ReplayGraph& graph, Interval window);
 
+// `inputs_read`, when given, is called once the timeline, its records and the op stages are no
+// longer read (before the edges are flattened): a caller that owns them may release them there.
 ReplayGraph build_replay_graph(const Timeline& timeline, const std::vector<GpuOpStage>& gpu_op_stages,
-                               const StepSelection& selection);
+                               const StepSelection& selection, const std::function<void()>& inputs_read = {});
 
 struct ReplayResult {
   std::vector<std::int64_t> start_ns;  // replayed, per node

@@ -88,11 +88,17 @@ StageRules rules_for(const format::Profile& profile, const AnalysisOptions& opti
 
 // Throws InputError when the profile has nothing to analyse.
 Report analyze(const format::Profile& profile, const AnalysisOptions& options = {});
+// The same, for a caller that gives the profile up: its big record tables (ranges, marks, API
+// calls, GPU ops, syncs) are released once the dependency graph is built, which lowers the
+// peak memory of the replays (the profile is left with its meta, strings and small tables).
+Report analyze(format::Profile&& profile, const AnalysisOptions& options = {});
 
 // The verdict line from the stage rows (thresholds: docs/analysis.md).
 std::string verdict_line(const std::vector<StageRow>& stages, bool per_step);
 
 nlohmann::json report_to_json(const Report& report);
 std::string report_to_text(const Report& report);
+// Without the notes (`amdahl whatif` prints the table, then the what-if and all the notes).
+std::string report_to_text(const Report& report, bool with_notes);
 
 }  // namespace amdahl::analysis

@@ -63,6 +63,10 @@ struct Timeline {
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::size_t> lane_of;  // (pid, tid) -> lane
   std::vector<RangeClass> range_class;   // per RecordSet::ranges entry
   bool has_item_marks = false;           // any produce or consume mark with an integer payload
+  // Per RecordSet::gpu_ops entry: the index of its launching API call (same pid and
+  // correlation id; the first such call in the records), or kNoApiCall. Computed once here;
+  // GPU attribution and the replay graph read it.
+  std::vector<std::uint32_t> api_of_op;
 
   StageId stage_id(const std::string& name) const;  // -1 when unknown
   StageId canonical_id(std::string_view name) const { return stage_id(std::string(name)); }
@@ -72,6 +76,12 @@ struct Timeline {
 // (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, cuStreamSynchronize,
 // cuCtxSynchronize, synchronous cudaMemcpy / cuMemcpy*; a `_vNNNN` suffix is ignored).
 bool is_blocking_cuda_call(std::string_view name);
+
+inline constexpr std::uint32_t kNoApiCall = 0xffffffffu;
+
+// For every GPU op of `records`, the index of the first API call with its pid and correlation
+// id, or kNoApiCall (what Timeline::api_of_op holds).
+std::vector<std::uint32_t> launching_api_calls(const format::RecordSet& records);
 
 // Builds the lanes. `records` must outlive the Timeline.
 Timeline build_timeline(const format::RecordSet& records, const StageRules& rules);
