@@ -242,6 +242,25 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
   return out;
 }
 
+LoadingLanes loading_lanes(const ReplayGraph& g, const std::vector<std::string>& stages) {
+  LoadingLanes out;
+  if (g.span_first_node.empty() || g.nodes.empty()) return out;
+  std::vector<char> loading(g.stage_names.size(), 0);
+  for (const auto& name : stages)
+    for (std::size_t i = 0; i < g.stage_names.size(); ++i)
+      if (g.stage_names[i] == name) loading[i] = 1;
+  const std::uint32_t drv = g.nodes[g.span_first_node.front()].lane;
+  std::vector<char> seen(g.lanes.size(), 0);
+  for (const ReplayNode& nd : g.nodes) {
+    if (nd.kind != NodeKind::Work || nd.stage < 0 || static_cast<std::size_t>(nd.stage) >= loading.size() ||
+        !loading[static_cast<std::size_t>(nd.stage)] || nd.end_ns <= g.window.start_ns || nd.start_ns >= g.window.end_ns)
+      continue;
+    if (nd.lane == drv) { out.on_driver = true; continue; }
+    if (nd.lane < seen.size() && !g.lanes[nd.lane].gpu && !seen[nd.lane]) { seen[nd.lane] = 1; ++out.other_lanes; }
+  }
+  return out;
+}
+
 WhatIf compute_whatif_with_workers(const Report& report, const std::vector<SpeedupRequest>& requests,
                                    std::optional<double> target, const LoaderWorkers& workers,
                                    const WhatIfOptions& options) {

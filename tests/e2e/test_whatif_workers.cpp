@@ -2,7 +2,8 @@
 // (--loader-threads 0) and with 4 loader threads (queue depth 4: 8 batches ahead, PyTorch's
 // prefetch_factor 2 x 4 workers); `amdahl whatif <serial> --workers 4` must predict the measured
 // speedup of the 4-thread run (each run's ms/step from its own profile) within 5%, for a pair
-// that stays input bound with 4 threads and for one that becomes compute bound.
+// that stays input bound with 4 threads and for one that becomes compute bound; `amdahl validate`
+// on the pair sees the change of structure and predicts the same way.
 #include <cmath>
 #include <string>
 
@@ -28,7 +29,7 @@ std::vector<std::string> run_with(const Costs& c, const std::string& threads) {
 
 struct Outcome {
   double measured = 0, predicted = 0;
-  nlohmann::json whatif;
+  nlohmann::json whatif, validate;
 };
 
 Outcome predict_and_measure(const Costs& c, ScratchDir& scratch, const std::string& tag) {
@@ -41,6 +42,11 @@ Outcome predict_and_measure(const Costs& c, ScratchDir& scratch, const std::stri
   o.measured = serial_ms / threaded_ms;
   REQUIRE(o.whatif["simulated_speedup"].is_number());
   o.predicted = o.whatif["simulated_speedup"].get<double>();
+  // validate sees the change of structure (inline -> 4 loader threads) and predicts the same way.
+  o.validate = run_json({amdahl_bin(), "validate", serial, threaded, "--format", "json"}, scratch);
+  std::printf("%s: validate predicts %.3fx (%+.1f%%), with the stage factors alone %.3fx\n", tag.c_str(),
+              o.validate["predicted_simulated"].get<double>(), 100.0 * o.validate["simulated_error"].get<double>(),
+              o.validate["structure"]["predicted_stage_factors_only"].get<double>());
   std::printf("%s: serial %.2f ms/step, 4 threads %.2f ms/step, measured %.3fx, --workers 4 predicts %.3fx (%+.1f%%)\n",
               tag.c_str(), serial_ms, threaded_ms, o.measured, o.predicted, 100.0 * (o.predicted / o.measured - 1));
   return o;
@@ -60,6 +66,8 @@ TEST_CASE("whatif --workers 4 predicts 4 loader threads: still input bound") {
   // Ground truth 57 ms -> 12 ms a step (4.75x), less the ramp before the pipeline fills.
   CHECK(o.measured == doctest::Approx(4.75).epsilon(0.08));
   CHECK(std::abs(o.predicted / o.measured - 1.0) <= 0.05);
+  CHECK(o.validate["workers"] == 4);
+  CHECK(std::abs(o.validate["simulated_error"].get<double>()) <= 0.05);
   // Still input bound: cpu_preprocess (on the workers) holds most of the path after the move.
   CHECK(o.whatif["simulation"]["bottleneck"]["after"]["stage"] == "cpu_preprocess");
 }
@@ -72,6 +80,8 @@ TEST_CASE("whatif --workers 4 predicts 4 loader threads: the bottleneck moves to
   // Ground truth 31 ms -> 9 ms a step (3.44x).
   CHECK(o.measured == doctest::Approx(31.0 / 9.0).epsilon(0.08));
   CHECK(std::abs(o.predicted / o.measured - 1.0) <= 0.05);
+  CHECK(o.validate["workers"] == 4);
+  CHECK(std::abs(o.validate["simulated_error"].get<double>()) <= 0.05);
   CHECK(o.whatif["simulation"]["bottleneck"]["after"]["stage"] == "gpu_compute");
   CHECK(o.whatif["simulation"]["bottleneck"]["moved"] == true);
 }

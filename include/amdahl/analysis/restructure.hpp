@@ -41,6 +41,14 @@ std::vector<std::string> parse_stage_list(const std::string& text);
 // loading work at all.
 RestructuredGraph move_loading_to_workers(const ReplayGraph& graph, const LoaderWorkers& options);
 
+// Host lanes with work of `stages` (names) in the graph's window: on the driving lane (0 or 1)
+// and on other lanes (the count). What `validate` uses to see a w0 -> wN change of structure.
+struct LoadingLanes {
+  bool on_driver = false;
+  std::size_t other_lanes = 0;
+};
+LoadingLanes loading_lanes(const ReplayGraph& graph, const std::vector<std::string>& stages);
+
 // compute_whatif on the restructured graph (plus any --speedup factors): simulated figures,
 // bottleneck, curves and target factors are those of the run with N loader workers; the
 // classic Amdahl figures are NaN (it has no figure for a structural change). w.workers is set.

@@ -18,6 +18,9 @@ struct ValidateOptions {
   double min_change = 0.03;  // stages whose work per step changed less than this keep factor 1
   bool all_stages = false;   // true: use every measured factor, however small the change
   WhatIfOptions whatif;      // curves are not computed
+  // When the base run loads inline on its driving thread and the improved run loads on N other
+  // threads: predict with the base run restructured onto N loader workers (restructure.hpp).
+  bool structure = true;
 };
 
 struct StageChange {
@@ -41,6 +44,14 @@ struct Validation {
   StageShare bottleneck_before, bottleneck_after;  // critical path of the base run / of its replay
   std::vector<StageChange> stages;
   std::vector<std::string> notes;
+  // A change of structure (loading inline -> on `workers` loader threads): predicted_simulated
+  // is then the replay of the base run restructured onto that many loader workers (with the
+  // per-item factors of the loading stages and the factors of the others), and this is the
+  // replay with the measured stage factors alone (which read N loaders as an N-times faster
+  // stage, still serial with the driving thread's work).
+  std::size_t workers = 0;
+  double predicted_stage_factors_only = 1;
+  double stage_factors_only_error = 0;
 };
 
 // Throws InputError when a run has no steps (ms/step is undefined).
