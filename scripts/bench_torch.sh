@@ -2,8 +2,8 @@
 # GPU-machine run for `amdahl profile --torch` (issue 4): makes a JPEG ImageFolder on disk, runs
 # the unmodified torchvision ResNet-50 script (workloads/python/train_imagefolder.py) with
 # num_workers 0 and 4, plain (the script's own ms/step) and under `amdahl profile --torch`,
-# prints both reports, the what-if of 4x faster preprocessing on the w0 profile and the measured
-# w4/w0 speedup, and the annotation overhead. Results go to $OUT_RESULTS (or $OUT/results).
+# prints both reports, the what-ifs of 4x faster preprocessing and of 4 loader workers
+# (--workers 4) on the w0 profile and the measured w4/w0 speedup, and the annotation overhead. Results go to $OUT_RESULTS (or $OUT/results).
 # Env: TORCH_BENCH_STEPS (40), TORCH_BENCH_BATCH (64), TORCH_BENCH_IMAGES (2000),
 #      TORCH_BENCH_DATA (/tmp/amdahl-imagefolder), TORCH_BENCH_AMP (1: bf16 autocast).
 set -uo pipefail
@@ -72,6 +72,9 @@ echo "== what-if on w0: cpu_preprocess and disk_io 4x faster"
 "$amdahl" whatif "$res/torch-w0.amdahl" --speedup cpu_preprocess=4 --speedup disk_io=4 | tee "$res/torch-whatif.txt"
 "$amdahl" whatif "$res/torch-w0.amdahl" --speedup cpu_preprocess=4 --speedup disk_io=4 --format json \
   > "$res/torch-whatif.json" 2>/dev/null
+echo "== what-if on w0: 4 loader workers (the structural what-if, whatif --workers 4)"
+"$amdahl" whatif "$res/torch-w0.amdahl" --workers 4 | tee "$res/torch-whatif-workers.txt"
+"$amdahl" whatif "$res/torch-w0.amdahl" --workers 4 --format json > "$res/torch-whatif-workers.json" 2>/dev/null
 if "$amdahl" validate --help >/dev/null 2>&1; then
   echo "== amdahl validate w0 -> w4"
   "$amdahl" validate "$res/torch-w0.amdahl" "$res/torch-w4.amdahl" 2>&1 | tee "$res/torch-validate.txt"
@@ -133,6 +136,10 @@ if m0 and m4 and wi:
     for key in ("naive_interval", "simulated_interval"):
         if wi.get(key):
             print("| %s | [%.3f, %.3f] | |" % (key, wi[key][0], wi[key][1]))
+    ww = load("torch-whatif-workers.json")
+    if ww and isinstance(ww.get("simulated_speedup"), (int, float)):
+        v = ww["simulated_speedup"]
+        print("| whatif --workers %s: simulated_speedup | %.3f | %+.1f%% |" % (ww.get("workers"), v, 100 * (v - measured) / measured))
     ps0, ps4 = ms_step("torch-plain-w0.txt"), ms_step("torch-plain-w4.txt")
     if ps0 and ps4:
         print("\nmeasured w4/w0 from the plain runs' own timing: %.3f" % (ps0 / ps4))
