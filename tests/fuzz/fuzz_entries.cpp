@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/report.hpp"
@@ -56,10 +57,10 @@ std::string json_text(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// What `amdahl report` (every format), `whatif` (no request) and `export --chrome` do with a
-// profile they loaded.
-void analyze_and_render(const format::Profile& profile) {
-  const analysis::Report report = analysis::analyze(profile, {});
+// What `amdahl report` (every format) and `whatif` (no request) do with a profile they loaded
+// (cli/src/report_options.cpp: analysis columns only, the profile given up to analyze).
+void analyze_and_render(format::Profile&& profile) {
+  const analysis::Report report = analysis::analyze(std::move(profile), {});
   (void)analysis::report_to_text(report);
   (void)json_text(analysis::report_to_json(report));
   const analysis::WhatIf w = analysis::compute_whatif(report, {}, std::nullopt);
@@ -69,8 +70,6 @@ void analyze_and_render(const format::Profile& profile) {
   (void)report::render_markdown(report, std::nullopt, ro);
   (void)report::render_csv_steps(report);
   (void)report::render_html(report, w, ro);
-  std::ostringstream chrome;
-  (void)report::write_chrome_trace(profile, chrome, {});
 }
 
 }  // namespace
@@ -78,9 +77,18 @@ void analyze_and_render(const format::Profile& profile) {
 void profile_loader(const std::uint8_t* data, std::size_t size) {
   const std::string& path = scratch_path("amdahl");
   write_file(path, data, size);
-  try {
+  try {  // amdahl report / whatif
+    format::LoadOptions lo;
+    lo.analysis_columns_only = true;
+    analyze_and_render(format::load_profile(path, lo));
+  } catch (const format::ProfileError&) {
+  } catch (const analysis::InputError&) {
+  } catch (const analysis::UsageError&) {
+  }
+  try {  // amdahl export --chrome: the whole profile
     const format::Profile profile = format::load_profile(path);
-    analyze_and_render(profile);
+    std::ostringstream chrome;
+    (void)report::write_chrome_trace(profile, chrome, {});
   } catch (const format::ProfileError&) {
   } catch (const analysis::InputError&) {
   } catch (const analysis::UsageError&) {
@@ -112,8 +120,8 @@ void kineto_import(const std::uint8_t* data, std::size_t size) {
   write_file(path, data, size);
   try {
     report::KinetoImportStats st;
-    const format::Profile profile = report::import_kineto_file(path, {}, &st);
-    const analysis::Report report = analysis::analyze(profile, {});
+    format::Profile profile = report::import_kineto_file(path, {}, &st);
+    const analysis::Report report = analysis::analyze(std::move(profile), {});
     (void)analysis::report_to_text(report);
     (void)json_text(analysis::report_to_json(report));
   } catch (const analysis::InputError&) {

@@ -14,9 +14,9 @@
 
 namespace amdahl::fuzz {
 
-// The bytes as a .amdahl file: format::load_profile (what `amdahl report` / `whatif` /
-// `export` call), then analyze, the text / JSON / Markdown / CSV / HTML reports, the what-if
-// and the Chrome trace export.
+// The bytes as a .amdahl file: format::load_profile of the analysis columns, then analyze (the
+// profile moved in), the text / JSON / Markdown / CSV / HTML reports and the what-if (what
+// `amdahl report` / `whatif` do); and the whole load with the Chrome trace export (`export`).
 void profile_loader(const std::uint8_t* data, std::size_t size);
 
 // The bytes as a `--stages FILE` rule file: parse_stage_rules, then the rules (with the
