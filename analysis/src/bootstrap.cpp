@@ -45,40 +45,86 @@ ConfidenceInterval bootstrap_interval(const std::vector<std::vector<double>>& ex
                                       const std::vector<double>& span_ns,
                                       const std::function<double(const std::vector<double>&)>& statistic,
                                       const BootstrapOptions& options) {
-  const std::size_t n = exposed.size();
-  std::vector<std::size_t> all(n);
-  for (std::size_t i = 0; i < n; ++i) all[i] = i;
+  return bootstrap_intervals({{&exposed, &span_ns, statistic}}, options).front();
+}
+
+std::vector<ConfidenceInterval> bootstrap_intervals(const std::vector<BootstrapInput>& inputs,
+                                                    const BootstrapOptions& options) {
+  std::vector<ConfidenceInterval> out(inputs.size());
+  const std::size_t n = inputs.empty() ? 0 : inputs.front().exposed->size();
+  bool same_n = true;
+  for (const BootstrapInput& in : inputs) same_n = same_n && in.exposed->size() == n;
+  if (!same_n) {  // different steps: separate draws
+    for (std::size_t k = 0; k < inputs.size(); ++k) out[k] = bootstrap_intervals({inputs[k]}, options).front();
+    return out;
+  }
   if (n < 2 || options.resamples == 0) {
-    const double v = statistic(fractions(exposed, span_ns, all));
-    return {v, v};
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = i;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const double v = inputs[k].statistic(fractions(*inputs[k].exposed, *inputs[k].span_ns, all));
+      out[k] = {v, v};
+    }
+    return out;
   }
   std::mt19937_64 rng(options.seed);  // mt19937_64's sequence is fixed by the standard
-  // The steps as one flat table (row i: its exposed ns per stage, then its span) so that the
-  // random draws read one cache line, not two heap blocks. Sums run in draw order, as always.
-  const std::size_t stages = exposed.front().size();
-  const std::size_t width = stages + 1;
-  std::vector<double> table(n * width);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::copy(exposed[i].begin(), exposed[i].begin() + static_cast<std::ptrdiff_t>(stages), table.begin() + static_cast<std::ptrdiff_t>(i * width));
-    table[i * width + stages] = span_ns[i];
+  // The steps as one flat table (row i: per input, its exposed ns per stage then its span) so
+  // that a draw reads one or two cache lines, not two heap blocks per input. Each input's sums
+  // run in draw order, as with separate draws.
+  std::vector<std::size_t> stages(inputs.size()), offset(inputs.size());
+  std::size_t width = 0;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    stages[k] = inputs[k].exposed->front().size();
+    offset[k] = width;
+    width += stages[k] + 1;
   }
-  const Modulus mod(n);
-  std::vector<double> values;
-  values.reserve(options.resamples);
-  std::vector<double> sum(stages);
-  for (std::size_t r = 0; r < options.resamples; ++r) {
-    std::fill(sum.begin(), sum.end(), 0.0);
-    double total = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-      const double* row = table.data() + mod(rng()) * width;
-      for (std::size_t s = 0; s < stages; ++s) sum[s] += row[s];
-      total += row[stages];
+  std::vector<double> table(n * width);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const std::vector<double>& row = (*inputs[k].exposed)[i];
+      double* dst = table.data() + i * width + offset[k];
+      std::copy(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(stages[k]), dst);
+      dst[stages[k]] = (*inputs[k].span_ns)[i];
     }
-    for (auto& v : sum) v = total > 0 ? v / total : 0.0;
-    values.push_back(statistic(sum));
+  const Modulus mod(n);
+  std::vector<std::vector<double>> values(inputs.size());
+  for (auto& v : values) v.reserve(options.resamples);
+  std::vector<std::vector<double>> sum(inputs.size());
+  std::vector<double> total(inputs.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k) sum[k].resize(stages[k]);
+  for (std::size_t r = 0; r < options.resamples; ++r) {
+    for (auto& v : sum) std::fill(v.begin(), v.end(), 0.0);
+    std::fill(total.begin(), total.end(), 0.0);
+    if (inputs.size() == 1) {  // the common case, without the loop over inputs
+      double* s0 = sum[0].data();
+      const std::size_t st = stages[0];
+      double t0 = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        const double* row = table.data() + mod(rng()) * width;
+        for (std::size_t s = 0; s < st; ++s) s0[s] += row[s];
+        t0 += row[st];
+      }
+      total[0] = t0;
+    } else {
+      for (std::size_t j = 0; j < n; ++j) {
+        const double* row = table.data() + mod(rng()) * width;
+        for (std::size_t k = 0; k < inputs.size(); ++k) {
+          const double* part = row + offset[k];
+          double* sk = sum[k].data();
+          for (std::size_t s = 0; s < stages[k]; ++s) sk[s] += part[s];
+          total[k] += part[stages[k]];
+        }
+      }
+    }
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      for (auto& v : sum[k]) v = total[k] > 0 ? v / total[k] : 0.0;
+      values[k].push_back(inputs[k].statistic(sum[k]));
+    }
   }
   const double tail = (1.0 - options.confidence) / 2.0;
-  return {exact_quantile(values, tail), exact_quantile(values, 1.0 - tail)};
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    out[k] = {exact_quantile(values[k], tail), exact_quantile(values[k], 1.0 - tail)};
+  return out;
 }
 
 }  // namespace amdahl::analysis

@@ -125,9 +125,12 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
     opts.bootstrap.resamples = std::max<std::size_t>(200, 20'000'000 / report.steps);
   const bool per_step = report.steps > 0 && report.exposure.span_ns.size() == report.exposure.span_exposed.size() &&
                         !report.exposure.span_ns.empty();
+  // With a replay of as many spans, both intervals come from one sequence of draws below.
+  const bool joint = per_step && report.graph && report.graph->span_first_node.size() == report.exposure.span_ns.size();
   if (per_step) {
-    w.naive_interval = bootstrap_interval(report.exposure.span_exposed, report.exposure.span_ns, project,
-                                          opts.bootstrap);
+    if (!joint)
+      w.naive_interval = bootstrap_interval(report.exposure.span_exposed, report.exposure.span_ns, project,
+                                            opts.bootstrap);
   } else {
     w.naive_interval = {w.naive_speedup, w.naive_speedup};
     w.notes.push_back("no steps: the intervals are the point values (no steps to resample)");
@@ -160,10 +163,18 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
       // Resample step spans: the ratio of their recorded to their replayed length.
       std::vector<std::vector<double>> replayed(rr.span_ns.size());
       for (std::size_t k = 0; k < rr.span_ns.size(); ++k) replayed[k] = {static_cast<double>(rr.span_ns[k])};
-      w.simulated_interval = bootstrap_interval(
-          replayed, report.exposure.span_ns,
-          [](const std::vector<double>& q) { return q[0] > 0 ? 1.0 / q[0] : std::numeric_limits<double>::infinity(); },
-          opts.bootstrap);
+      auto ratio = [](const std::vector<double>& q) {
+        return q[0] > 0 ? 1.0 / q[0] : std::numeric_limits<double>::infinity();
+      };
+      if (joint) {
+        const auto both = bootstrap_intervals({{&report.exposure.span_exposed, &report.exposure.span_ns, project},
+                                               {&replayed, &report.exposure.span_ns, ratio}},
+                                              opts.bootstrap);
+        w.naive_interval = both[0];
+        w.simulated_interval = both[1];
+      } else {
+        w.simulated_interval = bootstrap_interval(replayed, report.exposure.span_ns, ratio, opts.bootstrap);
+      }
     } else {
       w.simulated_interval = {w.simulated_speedup, w.simulated_speedup};
     }

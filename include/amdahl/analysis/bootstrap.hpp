@@ -29,4 +29,15 @@ ConfidenceInterval bootstrap_interval(const std::vector<std::vector<double>>& ex
                                       const std::function<double(const std::vector<double>&)>& statistic,
                                       const BootstrapOptions& options = {});
 
+struct BootstrapInput {
+  const std::vector<std::vector<double>>* exposed;  // as bootstrap_interval's
+  const std::vector<double>* span_ns;
+  std::function<double(const std::vector<double>&)> statistic;
+};
+
+// bootstrap_interval for each input, from one sequence of draws: inputs with the same number of
+// steps draw the same steps anyway (same seed), so the results are those of separate calls.
+std::vector<ConfidenceInterval> bootstrap_intervals(const std::vector<BootstrapInput>& inputs,
+                                                    const BootstrapOptions& options = {});
+
 }  // namespace amdahl::analysis
