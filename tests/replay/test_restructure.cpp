@@ -1,7 +1,8 @@
 // The --workers transform (restructure.hpp) on hand-built replay graphs: a serial pipeline
 // (load inline, then compute) restructured onto N loader workers with a bounded prefetch must
 // replay exactly as an independent simulation of that pipeline; combined factors, filler nodes
-// and gaps, step boundaries, the untouched original graph, and the error cases.
+// and gaps, step boundaries, the untouched original graph, and the error cases; and a recorded
+// GPU run (launch, kernel, blocking sync) through the real graph builder.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +12,9 @@
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/replay.hpp"
 #include "amdahl/analysis/restructure.hpp"
+#include "amdahl/analysis/stage_rules.hpp"
+#include "amdahl/analysis/steps.hpp"
+#include "amdahl/analysis/timeline.hpp"
 
 using namespace amdahl;
 using namespace amdahl::analysis;
@@ -242,4 +246,115 @@ TEST_CASE("--workers: option parsing") {
   CHECK(parse_stage_list("tokenize") == std::vector<std::string>{"tokenize"});
   CHECK_THROWS_AS(parse_stage_list("a,,b"), UsageError);
   CHECK_THROWS_AS(parse_stage_list(""), UsageError);
+}
+
+namespace {
+
+// A recorded serial GPU run: per step, io + preprocess inline (nested in `step`), h2d on the
+// host, then a kernel launch and a blocking cudaDeviceSynchronize until the kernel ends.
+struct GpuRun {
+  double io = 3, pre = 17, h2d = 1, launch_api = 0.02, latency = 0.005, kernel = 6, wake = 0.002;
+  int steps = 60;
+};
+
+format::RecordSet record_gpu_run(const GpuRun& c) {
+  format::RecordSet rs;
+  auto add = [&](const std::string& x) {
+    rs.strings.push_back(x);
+    return static_cast<format::StrId>(rs.strings.size() - 1);
+  };
+  const auto dom = add("amdahl"), step = add("step"), io = add("disk_io"), pre = add("cpu_preprocess"),
+             h2d = add("h2d"), compute = add("gpu_compute"), launch = add("cudaLaunchKernel"),
+             sync = add("cudaDeviceSynchronize"), kernel = add("spin_kernel");
+  auto ns = [](double ms) { return static_cast<std::int64_t>(std::llround(ms * kMs)); };
+  auto range = [&](format::StrId name, double a, double b, int depth) {
+    format::RangeRec r;
+    r.pid = 1; r.tid = 1; r.end_tid = 1; r.domain = dom; r.name = name; r.depth = depth;
+    r.start_ns = ns(a); r.end_ns = ns(b);
+    rs.ranges.push_back(r);
+  };
+  double t = 0;
+  std::uint32_t corr = 1;
+  for (int k = 0; k < c.steps; ++k) {
+    const double s0 = t;
+    range(io, t, t + c.io, 1); t += c.io;
+    range(pre, t, t + c.pre, 1); t += c.pre;
+    range(h2d, t, t + c.h2d, 1); t += c.h2d;
+    const double g0 = t;
+    format::ApiCallRec a;
+    a.pid = 1; a.tid = 1; a.name = launch; a.correlation_id = corr;
+    a.start_ns = ns(t); a.end_ns = ns(t + c.launch_api);
+    rs.api_calls.push_back(a);
+    format::GpuOpRec op;
+    op.pid = 1; op.stream = 7; op.kind = format::GpuOpKind::Kernel; op.name = kernel; op.correlation_id = corr++;
+    const double k0 = t + c.latency;
+    op.start_ns = ns(k0); op.end_ns = ns(k0 + c.kernel);
+    rs.gpu_ops.push_back(op);
+    t += c.launch_api;
+    format::ApiCallRec y;
+    y.pid = 1; y.tid = 1; y.name = sync; y.correlation_id = corr++;
+    y.start_ns = ns(t);
+    t = std::max(t, k0 + c.kernel) + c.wake;
+    y.end_ns = ns(t);
+    rs.api_calls.push_back(y);
+    range(compute, g0, t, 1);
+    range(step, s0, t, 0);
+  }
+  return rs;
+}
+
+}  // namespace
+
+TEST_CASE("--workers on a recorded GPU run (launch, kernel, sync) through the graph builder") {
+  for (const double pre : {17.0, 40.0}) {  // 20 ms of loading / 4 = 5 < 7 (GPU bound); 43 / 4 > 7
+    GpuRun c;
+    c.pre = pre;
+    const format::RecordSet rs = record_gpu_run(c);
+    const Timeline tl = build_timeline(rs, StageRules{});
+    const StepSelection sel = select_steps(tl, std::size_t{1});
+    ReplayGraph g = build_replay_graph(tl, attribute_gpu_ops(tl), sel);
+    prepare_replay(g);
+    const double wall = static_cast<double>(sel.window.end_ns - sel.window.start_ns);
+    REQUIRE(static_cast<double>(replay(g, {}).window_ns) == doctest::Approx(wall).epsilon(1e-9));
+    LoaderWorkers o;
+    o.workers = 4;
+    const RestructuredGraph rg = move_loading_to_workers(g, o);
+    CHECK(rg.summary.batches == static_cast<std::size_t>(c.steps));
+    CHECK(rg.summary.batches_in_window == static_cast<std::size_t>(c.steps - 1));
+    // Ground truth: the driver's own part of a step after its batch is there.
+    const double driver = c.h2d + std::max(c.launch_api, c.latency + c.kernel) + c.wake;
+    const double load = c.io + c.pre;
+    // The window starts at the second step (the first is warm-up): simulate all steps and
+    // take the second consume as the start.
+    std::vector<double> done(static_cast<std::size_t>(c.steps)), consumed(static_cast<std::size_t>(c.steps));
+    double main_t = 0;
+    for (int k = 0; k < c.steps; ++k) {
+      double st = 0;
+      if (k >= 4) st = std::max(st, done[static_cast<std::size_t>(k - 4)]);
+      if (k >= 8) st = std::max(st, consumed[static_cast<std::size_t>(k - 8)]);
+      done[static_cast<std::size_t>(k)] = st + load;
+      consumed[static_cast<std::size_t>(k)] = std::max(main_t, done[static_cast<std::size_t>(k)]);
+      main_t = consumed[static_cast<std::size_t>(k)] + driver;
+    }
+    const double truth = (main_t - (consumed[0] + driver)) * kMs;  // step 1 starts when step 0 ends
+    const ReplayResult r = replay(rg.graph, {});
+    CAPTURE(pre);
+    CHECK(static_cast<double>(r.window_ns) == doctest::Approx(truth).epsilon(0.005));
+    // gpu_compute 2x: the kernel halves (a GPU stage is scaled on the GPU only).
+    const double driver2 = c.h2d + std::max(c.launch_api, c.latency + c.kernel / 2) + c.wake;
+    main_t = 0;
+    for (int k = 0; k < c.steps; ++k) {
+      double st = 0;
+      if (k >= 4) st = std::max(st, done[static_cast<std::size_t>(k - 4)]);
+      if (k >= 8) st = std::max(st, consumed[static_cast<std::size_t>(k - 8)]);
+      done[static_cast<std::size_t>(k)] = st + load;
+      consumed[static_cast<std::size_t>(k)] = std::max(main_t, done[static_cast<std::size_t>(k)]);
+      main_t = consumed[static_cast<std::size_t>(k)] + driver2;
+    }
+    const double truth2 = (main_t - (consumed[0] + driver2)) * kMs;
+    std::vector<double> f(g.stage_names.size(), 1.0);
+    for (std::size_t i = 0; i < g.stage_names.size(); ++i)
+      if (g.stage_names[i] == "gpu_compute") f[i] = 2;
+    CHECK(static_cast<double>(replay(rg.graph, f).window_ns) == doctest::Approx(truth2).epsilon(0.005));
+  }
 }
