@@ -169,7 +169,6 @@ void prepare_cuts(const Builder& b, HostInput& h) {
   }
   sort_times(cuts);
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  cuts.shrink_to_fit();
 }
 
 // Cuts one host thread into nodes between consecutive cut points (prepare_cuts first).
@@ -308,6 +307,35 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
 
   // API calls: launch calls (non-blocking) and the start of every call that launched GPU work.
   {
+    // Each thread's cut points are reserved once, exactly: growing a vector of millions of
+    // cuts copies it several times into fresh (page-faulting) memory.
+    std::vector<std::size_t> calls(hosts.size(), 0);
+    {
+      std::uint32_t li = 0;
+      LaneKey last{};
+      bool any = false;
+      for (const auto& a : rs.api_calls) {
+        if (!any || last != LaneKey{a.pid, a.tid}) {
+          last = {a.pid, a.tid};
+          li = host(a.pid, a.tid);
+          any = true;
+          if (calls.size() < hosts.size()) calls.resize(hosts.size(), 0);
+        }
+        ++calls[li];
+      }
+    }
+    for (std::uint32_t li = 0; li < hosts.size(); ++li) {
+      HostInput& h = hosts[li];
+      std::size_t n = 2 * calls[li] + 3;
+      if (h.timeline_lane != kNone) {
+        const Lane& l = tl.lanes[h.timeline_lane];
+        n += l.produces.size() + l.consumes.size() + 2 * l.wait_ranges.size() +
+             2 * (l.segments.size() + l.blocking_syncs.size());
+        if (h.timeline_lane == sel.driving_lane) n += sel.steps.size();
+      }
+      h.cuts.reserve(n);
+      h.apis.reserve(calls[li]);
+    }
     std::vector<std::int8_t> blocking(rs.strings.size(), -1);  // is_blocking_cuda_call per name id
     HostInput* h = nullptr;  // the previous call's thread (calls come in long runs per thread)
     LaneKey last{};
