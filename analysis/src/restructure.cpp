@@ -250,14 +250,32 @@ LoadingLanes loading_lanes(const ReplayGraph& g, const std::vector<std::string>&
     for (std::size_t i = 0; i < g.stage_names.size(); ++i)
       if (g.stage_names[i] == name) loading[i] = 1;
   const std::uint32_t drv = g.nodes[g.span_first_node.front()].lane;
-  std::vector<char> seen(g.lanes.size(), 0);
+  // Per other host lane, the span of its loading work in the window; the count is the most
+  // spans open at once (workers made anew each epoch are not counted twice).
+  constexpr std::int64_t kUnset = std::numeric_limits<std::int64_t>::min();
+  std::vector<std::pair<std::int64_t, std::int64_t>> span(g.lanes.size(), {kUnset, kUnset});
   for (const ReplayNode& nd : g.nodes) {
     if (nd.kind != NodeKind::Work || nd.stage < 0 || static_cast<std::size_t>(nd.stage) >= loading.size() ||
         !loading[static_cast<std::size_t>(nd.stage)] || nd.end_ns <= g.window.start_ns || nd.start_ns >= g.window.end_ns)
       continue;
     if (nd.lane == drv) { out.on_driver = true; continue; }
-    if (nd.lane < seen.size() && !g.lanes[nd.lane].gpu && !seen[nd.lane]) { seen[nd.lane] = 1; ++out.other_lanes; }
+    if (nd.lane >= span.size() || g.lanes[nd.lane].gpu) continue;
+    auto& sp = span[nd.lane];
+    if (sp.first == kUnset) sp = {nd.start_ns, nd.end_ns};
+    sp.first = std::min(sp.first, nd.start_ns);
+    sp.second = std::max(sp.second, nd.end_ns);
   }
+  std::vector<std::pair<std::int64_t, int>> events;  // (time, +1 open / -1 close); closes first
+  for (const auto& sp : span)
+    if (sp.first != kUnset) {
+      events.push_back({sp.first, 1});
+      events.push_back({sp.second, -1});
+      ++out.distinct_other_lanes;
+    }
+  std::sort(events.begin(), events.end());
+  int open = 0, most = 0;
+  for (const auto& e : events) most = std::max(most, open += e.second);
+  out.other_lanes = static_cast<std::size_t>(most);
   return out;
 }
 

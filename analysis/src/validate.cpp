@@ -21,8 +21,9 @@ double ms_per_step(const Report& r) {
 
 // The base run loads inline on its driving thread, the improved run on N other threads: the
 // change is structural (loader workers), not a faster stage. Predict with the base run
-// restructured onto N workers; a loading stage keeps a factor only for what its work per item
-// changed (its per-thread factor over N).
+// restructured onto N workers (N: the most threads loading at once); a loading stage keeps a
+// factor only for what its work per item changed (its per-thread factor over the threads that
+// did it).
 void predict_with_workers(const Report& base, const Report& improved, const ValidateOptions& options,
                           const std::vector<SpeedupRequest>& requests, const WhatIfOptions& wo, Validation& v) {
   if (!base.graph || !improved.graph) return;
@@ -36,7 +37,9 @@ void predict_with_workers(const Report& base, const Report& improved, const Vali
   for (const auto& r : requests) {
     const bool loading_stage = std::find(lw.stages.begin(), lw.stages.end(), r.stage) != lw.stages.end();
     if (!loading_stage) { reqs.push_back(r); continue; }
-    const double per_item = r.factor / static_cast<double>(lw.workers);
+    // work_per_step divided the loading by every thread that did it (workers made anew each
+    // epoch included): undo that to get the change of the work per item.
+    const double per_item = r.factor / static_cast<double>(std::max<std::size_t>(1, i.distinct_other_lanes));
     if (options.all_stages || std::abs(per_item - 1.0) >= options.min_change) reqs.push_back({r.stage, per_item});
   }
   WhatIf w;

@@ -41,11 +41,14 @@ std::vector<std::string> parse_stage_list(const std::string& text);
 // loading work at all.
 RestructuredGraph move_loading_to_workers(const ReplayGraph& graph, const LoaderWorkers& options);
 
-// Host lanes with work of `stages` (names) in the graph's window: on the driving lane (0 or 1)
-// and on other lanes (the count). What `validate` uses to see a w0 -> wN change of structure.
+// Host lanes with work of `stages` (names) in the graph's window: on the driving lane, and on
+// other lanes (the most of them loading at once: the span of a lane's loading work counts, so
+// workers made anew each epoch are not counted twice). What `validate` uses to see a w0 -> wN
+// change of structure.
 struct LoadingLanes {
   bool on_driver = false;
   std::size_t other_lanes = 0;
+  std::size_t distinct_other_lanes = 0;  // every lane that loaded in the window
 };
 LoadingLanes loading_lanes(const ReplayGraph& graph, const std::vector<std::string>& stages);
 
