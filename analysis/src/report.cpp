@@ -2,6 +2,7 @@
 // exposure -> replay graph and critical path -> statistics and projections) and assembles a
 // Report with its notes and verdict.
 #include "amdahl/analysis/report.hpp"
+#include "amdahl/analysis/helper_lanes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -118,6 +119,17 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
     return e.what();
   }
   if (g->nodes.empty() || g->span_first_node.empty()) return "empty graph";
+  // Unannotated CUDA helper threads (PyTorch's autograd thread): their idle gaps wait for the
+  // driving thread instead of pinning their launches to the recorded times (helper_lanes.hpp).
+  const HelperIdleStats idle = link_helper_idle(*g, helper_lane_flags(*g, tl, sel.driving_lane), sel.driving_lane);
+  if (idle.idle_waits > 0) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "%zu idle gaps (%.1f ms) of threads with CUDA calls but no ranges (e.g. PyTorch's autograd thread) "
+                  "are replayed as waits on the driving thread",
+                  idle.idle_waits, idle.idle_ns / 1e6);
+    r.notes.push_back(buf);
+  }
   std::vector<double> per_step;
   if (sel.has_steps) per_step = work_per_step(*g, tl, sel);
   release(tl.lanes);
