@@ -27,6 +27,175 @@ std::string trim(const std::string& s) {
   return s.substr(a, b - a);
 }
 
+// Sorts node ids into program order on their lane.
+void program_order(const ReplayGraph& g, std::vector<std::uint32_t>& v) {
+  std::sort(v.begin(), v.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const ReplayNode &x = g.nodes[a], &y = g.nodes[b];
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    if (x.end_ns != y.end_ns) return x.end_ns < y.end_ns;
+    return a < b;
+  });
+}
+
+// The loading already runs on loader threads (items handed over with produce/consume marks):
+// their items are dealt round-robin, in the order the driving thread consumes them, onto N
+// synthetic lanes. An item is what its thread did since its previous item's produce; a wait
+// in it before its loading work (a worker's wait for its next index) is released by the
+// consume of item k - prefetch x N, a wait after it (a blocked put) keeps its recorded join
+// (the queue's capacity does not change).
+RestructuredGraph redistribute_loaders(const ReplayGraph& g, const LoaderWorkers& o, const std::vector<char>& loading,
+                                       WorkersSummary sum) {
+  const std::size_t n = g.nodes.size();
+  const std::uint32_t drv = g.nodes[g.span_first_node.front()].lane;
+  auto is_loading = [&](const ReplayNode& nd) {
+    return nd.kind == NodeKind::Work && nd.stage >= 0 && static_cast<std::size_t>(nd.stage) < loading.size() &&
+           loading[static_cast<std::size_t>(nd.stage)];
+  };
+  // Loader lanes: host lanes other than the driving one with loading work.
+  std::vector<char> loader(g.lanes.size(), 0);
+  for (const ReplayNode& nd : g.nodes)
+    if (nd.lane != drv && !g.lanes[nd.lane].gpu && is_loading(nd)) loader[nd.lane] = 1;
+  std::vector<std::uint32_t> drv_seq;
+  std::vector<std::vector<std::uint32_t>> lane_seq(g.lanes.size());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (g.nodes[i].lane == drv) drv_seq.push_back(i);
+    else if (loader[g.nodes[i].lane]) lane_seq[g.nodes[i].lane].push_back(i);
+  }
+  program_order(g, drv_seq);
+  std::vector<std::uint32_t> drv_pos(n, kNone);
+  for (std::size_t k = 0; k < drv_seq.size(); ++k) drv_pos[drv_seq[k]] = static_cast<std::uint32_t>(k);
+  // Produce nodes: loader nodes with a join into a wait of the driving lane; the item's consume
+  // is the last such wait (the zero-length wait at the consume mark).
+  std::vector<std::uint32_t> consume_of(n, kNone);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (drv_pos[i] == kNone || g.nodes[i].kind != NodeKind::Wait) continue;
+    for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
+      const ReplayEdge& ed = g.edges[e];
+      if (!ed.join || !loader[g.nodes[ed.from].lane]) continue;
+      if (consume_of[ed.from] == kNone || drv_pos[i] > drv_pos[consume_of[ed.from]]) consume_of[ed.from] = i;
+    }
+  }
+  struct Item { std::vector<std::uint32_t> nodes; std::uint32_t consume; };
+  std::vector<Item> items;
+  std::vector<std::uint32_t> item_of(n, kNone);
+  std::size_t from_lanes = 0;
+  std::int64_t anchor_ns = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t l = 0; l < lane_seq.size(); ++l) {
+    auto& v = lane_seq[l];
+    if (v.empty()) continue;
+    ++from_lanes;
+    program_order(g, v);
+    anchor_ns = std::min(anchor_ns, g.nodes[v.front()].start_ns);
+    std::size_t begin = 0;
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (consume_of[v[k]] == kNone) continue;
+      items.push_back({std::vector<std::uint32_t>(v.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                  v.begin() + static_cast<std::ptrdiff_t>(k + 1)),
+                       consume_of[v[k]]});
+      begin = k + 1;
+    }
+  }
+  if (items.empty())
+    throw UsageError("--workers: the loading runs on " + std::to_string(from_lanes) +
+                     " other thread(s) without produce/consume marks linking it to the driving thread: its items "
+                     "cannot be redistributed (add the marks, or profile with the loading inline)");
+  std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) { return drv_pos[a.consume] < drv_pos[b.consume]; });
+  for (std::size_t k = 0; k < items.size(); ++k)
+    for (std::uint32_t id : items[k].nodes) item_of[id] = static_cast<std::uint32_t>(k);
+  sum.from_lanes = from_lanes;
+  sum.batches = items.size();
+  for (const Item& it : items) {
+    const std::int64_t c = g.nodes[it.consume].end_ns;
+    if (c < g.window.start_ns || c > g.window.end_ns) continue;
+    ++sum.batches_in_window;
+    for (std::uint32_t id : it.nodes) {
+      const double d = static_cast<double>(g.nodes[id].end_ns - g.nodes[id].start_ns);
+      sum.moved_ns_in_window += d;
+      if (is_loading(g.nodes[id])) sum.loading_ns_in_window += d;
+    }
+  }
+
+  RestructuredGraph out;
+  ReplayGraph& ng = out.graph;
+  ng.lanes = g.lanes;
+  const auto first_worker_lane = static_cast<std::uint32_t>(ng.lanes.size());
+  for (std::size_t w = 0; w < o.workers; ++w) {
+    ReplayLane l;
+    l.pid = g.lanes[drv].pid;
+    l.id = (std::uint64_t{1} << 63) | w;
+    l.timeline_lane = g.lanes[drv].timeline_lane;
+    l.name = "loader-worker-" + std::to_string(w) + " (synthetic)";
+    ng.lanes.push_back(std::move(l));
+  }
+  ng.nodes = g.nodes;
+  for (std::size_t k = 0; k < items.size(); ++k)
+    for (std::uint32_t id : items[k].nodes) ng.nodes[id].lane = first_worker_lane + static_cast<std::uint32_t>(k % o.workers);
+  ReplayNode anchor;
+  anchor.start_ns = anchor.end_ns = anchor_ns;
+  anchor.lane = first_worker_lane;
+  const auto anchor_id = static_cast<std::uint32_t>(ng.nodes.size());
+  ng.nodes.push_back(anchor);
+  const std::size_t nn = ng.nodes.size();
+  std::vector<std::vector<ReplayEdge>> in(nn);
+  auto edge = [](std::uint32_t from, std::uint32_t to, std::int64_t w, bool join) {
+    ReplayEdge e;
+    e.weight_ns = w;
+    e.from = from;
+    e.to = to & 0x7fffffffu;
+    e.join = join ? 1u : 0u;
+    return e;
+  };
+  const std::size_t ahead = o.prefetch * o.workers;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t k = item_of[i];
+    // A wait of the item before its loading work: released by the consume k - prefetch x N.
+    bool get_wait = false;
+    if (k != kNone && g.nodes[i].kind == NodeKind::Wait) {
+      bool after_loading = false;
+      for (std::uint32_t id : items[k].nodes) {
+        if (id == i) break;
+        after_loading = after_loading || is_loading(g.nodes[id]);
+      }
+      get_wait = !after_loading;
+    }
+    bool joined_to_driver = false;
+    for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
+      const ReplayEdge& ed = g.edges[e];
+      const std::uint32_t fk = item_of[ed.from];
+      // Program order between two items of an old loader lane: gone (the new lanes chain them).
+      if (k != kNone && !ed.join && fk != k && g.nodes[ed.from].lane == g.nodes[i].lane) continue;
+      if (get_wait && ed.join && g.nodes[ed.from].lane == drv) { joined_to_driver = true; continue; }
+      in[i].push_back(edge(ed.from, i, ed.weight_ns, ed.join != 0));
+    }
+    if (get_wait && joined_to_driver) {
+      if (k >= ahead) in[i].push_back(edge(items[k - ahead].consume, i, 0, true));
+      ng.nodes[i].base_ns = 0;
+    }
+  }
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const std::uint32_t first = items[k].nodes.front();
+    if (k >= o.workers) in[first].push_back(edge(items[k - o.workers].nodes.back(), first, 0, false));
+    else in[first].push_back(edge(anchor_id, first, 0, false));
+  }
+  ng.edge_begin.assign(nn + 1, 0);
+  for (std::size_t i = 0; i < nn; ++i) ng.edge_begin[i + 1] = ng.edge_begin[i] + static_cast<std::uint32_t>(in[i].size());
+  ng.edges.reserve(ng.edge_begin[nn]);
+  for (auto& v : in) ng.edges.insert(ng.edges.end(), v.begin(), v.end());
+  ng.stage_names = g.stage_names;
+  ng.span_first_node = g.span_first_node;
+  ng.window_end_node = g.window_end_node;
+  ng.window = g.window;
+  ng.unlinked_waits = g.unlinked_waits;
+  ng.linked_waits = g.linked_waits;
+  ng.gpu_joins = g.gpu_joins;
+  ng.dropped_backward_edges = g.dropped_backward_edges;
+  ng.inferred_stream_edges = g.inferred_stream_edges;
+  ng.stage_on_gpu = g.stage_on_gpu;
+  prepare_replay(ng);
+  out.summary = std::move(sum);
+  return out;
+}
+
 }  // namespace
 
 std::size_t parse_count_option(const std::string& text, const char* what) {
@@ -132,10 +301,7 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
     std::set<std::uint32_t> other_lanes;
     for (const ReplayNode& nd : g.nodes)
       if (nd.lane != drv && is_loading(nd) && nd.end_ns > win.start_ns && nd.start_ns < win.end_ns) other_lanes.insert(nd.lane);
-    if (!other_lanes.empty())
-      throw UsageError("--workers: the loading already runs on " + std::to_string(other_lanes.size()) +
-                       " other thread(s), not on the driving thread; changing the number of loader threads is not "
-                       "supported (profile the run with the loading inline: num_workers=0 / --loader-threads 0)");
+    if (!other_lanes.empty()) return redistribute_loaders(g, o, loading, std::move(sum));
     throw InputError("--workers: no loading work (" + [&] {
       std::string s;
       for (const auto& x : sum.stages) s += (s.empty() ? "" : ", ") + x;
@@ -319,14 +485,22 @@ WhatIf compute_whatif_with_workers(const Report& report, const std::vector<Speed
   }
   std::string stages;
   for (const auto& x : s.stages) stages += (stages.empty() ? "" : ", ") + x;
-  std::snprintf(buf, sizeof buf,
-                "--workers %zu: %zu batches of loading (%s; %.1f ms of the driving thread's time in the window) moved "
-                "to %zu synthetic loader workers (batch k on worker k mod %zu, up to %zu batches ahead); classic Amdahl "
-                "has no figure for this structural change (naive_speedup is null)",
-                s.workers, s.batches_in_window, stages.c_str(), s.moved_ns_in_window / 1e6, s.workers, s.workers,
-                s.prefetch * s.workers);
+  if (s.from_lanes > 0)
+    std::snprintf(buf, sizeof buf,
+                  "--workers %zu: the %zu items (of %s) the window consumed from %zu loader thread(s) dealt round-robin "
+                  "over %zu synthetic loader lanes in consume order; a worker's wait for its next index is released by "
+                  "the consume %zu items back, a blocked put keeps its queue; classic Amdahl has no figure for this "
+                  "structural change (naive_speedup is null)",
+                  s.workers, s.batches_in_window, stages.c_str(), s.from_lanes, s.workers, s.prefetch * s.workers);
+  else
+    std::snprintf(buf, sizeof buf,
+                  "--workers %zu: %zu batches of loading (%s; %.1f ms of the driving thread's time in the window) moved "
+                  "to %zu synthetic loader workers (batch k on worker k mod %zu, up to %zu batches ahead); classic "
+                  "Amdahl has no figure for this structural change (naive_speedup is null)",
+                  s.workers, s.batches_in_window, stages.c_str(), s.moved_ns_in_window / 1e6, s.workers, s.workers,
+                  s.prefetch * s.workers);
   w.notes.push_back(buf);
-  if (report.steps > 0 && s.batches_in_window != report.steps) {
+  if (s.from_lanes == 0 && report.steps > 0 && s.batches_in_window != report.steps) {
     std::snprintf(buf, sizeof buf,
                   "--workers: %zu loading runs in %zu analysed steps; each run of loading work on the driving thread "
                   "is treated as one batch",

@@ -30,11 +30,17 @@ std::string workers_text(const Report& report, const WhatIf& w, const char* boun
   std::string stages;
   for (const auto& x : s.stages) stages += (stages.empty() ? "" : ", ") + x;
   const double wall = static_cast<double>(report.wall_ns);
-  std::snprintf(buf, sizeof buf,
-                "what if: %zu loader workers (prefetch %zu per worker) build the batches instead of the driving thread "
-                "(%zu batches of %s, %.1f%% of the window)",
-                s.workers, s.prefetch, s.batches_in_window, stages.c_str(),
-                wall > 0 ? 100.0 * s.moved_ns_in_window / wall : 0.0);
+  if (s.from_lanes > 0)
+    std::snprintf(buf, sizeof buf,
+                  "what if: %zu loader workers instead of the run's %zu loader thread(s) (%zu items of %s in the "
+                  "window, dealt round-robin)",
+                  s.workers, s.from_lanes, s.batches_in_window, stages.c_str());
+  else
+    std::snprintf(buf, sizeof buf,
+                  "what if: %zu loader workers (prefetch %zu per worker) build the batches instead of the driving thread "
+                  "(%zu batches of %s, %.1f%% of the window)",
+                  s.workers, s.prefetch, s.batches_in_window, stages.c_str(),
+                  wall > 0 ? 100.0 * s.moved_ns_in_window / wall : 0.0);
   out += buf;
   for (const auto& r : w.requests) {
     std::snprintf(buf, sizeof buf, ", and %s %s", r.stage.c_str(), times(r.factor).c_str());
@@ -68,7 +74,8 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
     const WorkersSummary& s = *w.workers;
     j["workers"] = s.workers;
     j["prefetch"] = s.prefetch;
-    j["restructure"] = {{"kind", "loader_workers"},
+    j["restructure"] = {{"kind", s.from_lanes > 0 ? "redistributed_loaders" : "loader_workers"},
+                        {"from_lanes", s.from_lanes},
                         {"workers", s.workers},
                         {"prefetch", s.prefetch},
                         {"stages", s.stages},

@@ -3,7 +3,8 @@
 // prefetch_factor 2 x 4 workers); `amdahl whatif <serial> --workers 4` must predict the measured
 // speedup of the 4-thread run (each run's ms/step from its own profile) within 5%, for a pair
 // that stays input bound with 4 threads and for one that becomes compute bound; `amdahl validate`
-// on the pair sees the change of structure and predicts the same way.
+// on the pair sees the change of structure and predicts the same way. A profile with loader
+// threads already (1 -> 4, 4 -> 1) has its items redistributed over the new number of lanes.
 #include <cmath>
 #include <string>
 
@@ -99,13 +100,35 @@ TEST_CASE("whatif --workers: text output, combination with --speedup, and the lo
                                         "gpu_compute=2", "--format", "json"}, scratch);
   const nlohmann::json alone = run_json({amdahl_bin(), "whatif", serial, "--workers", "4", "--format", "json"}, scratch);
   CHECK(both["simulated_speedup"].get<double>() > alone["simulated_speedup"].get<double>() * 1.2);
-  // A profile whose loading already runs on loader threads: not supported, one line, exit 1.
-  const std::string threaded = profile("text_w4", run_with(c, "2"), scratch);
-  const RunResult e = run({amdahl_bin(), "whatif", threaded, "--workers", "4"}, scratch);
-  INFO(e.err);
-  CHECK(e.exit_code == 1);
-  CHECK(e.err.find("not supported") != std::string::npos);
   // Usage errors.
   CHECK(run({amdahl_bin(), "whatif", serial, "--workers", "0"}, scratch).exit_code == 1);
   CHECK(run({amdahl_bin(), "whatif", serial, "--prefetch", "2"}, scratch).exit_code == 1);
+}
+
+TEST_CASE("whatif --workers on a profile that already has loader threads: their items are redistributed") {
+  ScratchDir scratch;
+  // Input bound at every thread count: 48 ms of loading a batch, 9 ms on the driving thread.
+  const Costs c{"4", "44", "1", "8"};
+  const std::string one = profile("lt1", run_with(c, "1"), scratch);
+  const std::string four = profile("lt4", run_with(c, "4"), scratch);
+  const double one_ms = ms_per_step(report_json(one, scratch));
+  const double four_ms = ms_per_step(report_json(four, scratch));
+  const double measured = one_ms / four_ms;
+  const nlohmann::json w = run_json({amdahl_bin(), "whatif", one, "--workers", "4", "--format", "json"}, scratch);
+  INFO("whatif: " << w.dump(2));
+  const double predicted = w["simulated_speedup"].get<double>();
+  std::printf("loader threads 1 -> 4: %.2f -> %.2f ms/step, measured %.3fx, --workers 4 predicts %.3fx (%+.1f%%)\n",
+              one_ms, four_ms, measured, predicted, 100.0 * (predicted / measured - 1));
+  CHECK(w["restructure"]["kind"] == "redistributed_loaders");
+  CHECK(w["restructure"]["from_lanes"] == 1);
+  CHECK(measured == doctest::Approx(4.0).epsilon(0.05));
+  CHECK(std::abs(predicted / measured - 1.0) <= 0.05);
+  // And back: 4 -> 1 thread; the same number of threads changes nothing.
+  const nlohmann::json back = run_json({amdahl_bin(), "whatif", four, "--workers", "1", "--format", "json"}, scratch);
+  const double back_pred = back["simulated_speedup"].get<double>();
+  std::printf("loader threads 4 -> 1: measured %.3fx, --workers 1 predicts %.3fx (%+.1f%%)\n", 1.0 / measured,
+              back_pred, 100.0 * (back_pred * measured - 1));
+  CHECK(std::abs(back_pred * measured - 1.0) <= 0.05);
+  const nlohmann::json same = run_json({amdahl_bin(), "whatif", four, "--workers", "4", "--format", "json"}, scratch);
+  CHECK(same["simulated_speedup"].get<double>() == doctest::Approx(1.0).epsilon(0.02));
 }

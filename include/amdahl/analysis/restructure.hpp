@@ -2,7 +2,9 @@
 // loading work that runs inline on the driving thread (num_workers=0, --loader-threads 0) moved
 // onto N synthetic loader workers that build whole batches (batch k on worker k mod N) and run
 // ahead of the trainer by a bounded prefetch (prefetch x N batches outstanding); the driving
-// thread waits for each batch where it used to load it. See docs/analysis.md ("--workers").
+// thread waits for each batch where it used to load it. Where the loading already runs on
+// loader threads, their items are dealt round-robin over N lanes instead. See docs/analysis.md
+// ("Structural what-if").
 #pragma once
 
 #include <cstddef>
@@ -36,9 +38,9 @@ std::vector<std::string> parse_stage_list(const std::string& text);
 
 // The transform. Batches: every maximal run of driving-lane nodes that starts and ends with
 // work of a loading stage and holds only loading work, `other` work and zero-length waits in
-// between (never across a step start). Throws UsageError when the loading runs on other
-// threads already (changing their number is not supported) and InputError when there is no
-// loading work at all.
+// between (never across a step start). When the driving lane has none but loader threads do,
+// their items (linked by produce/consume) are redistributed over N lanes; UsageError when they
+// have no such links, InputError when there is no loading work at all.
 RestructuredGraph move_loading_to_workers(const ReplayGraph& graph, const LoaderWorkers& options);
 
 // Host lanes with work of `stages` (names) in the graph's window: on the driving lane, and on

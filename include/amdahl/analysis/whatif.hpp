@@ -70,6 +70,7 @@ struct SimulationBounds {
 // synthetic loader workers. What the transform did.
 struct WorkersSummary {
   std::size_t workers = 0, prefetch = 0;
+  std::size_t from_lanes = 0;           // 0: the loading was inline; else the loader threads it ran on
   std::vector<std::string> stages;      // the loading stages found in the profile
   std::size_t batches = 0;              // loading runs moved (whole driving lane)
   std::size_t batches_in_window = 0;    // of those, starting in the analysis window
