@@ -19,8 +19,12 @@ enum class Tag : std::uint8_t {
   Diagnostics, End = 0xff
 };
 
+// Writes the encoding to a sink: a string (encode_part) or, through a 1 MiB buffer, a file
+// (write_part), so a part of 64 million ranges is never held twice in memory.
+template <class Sink>
 class Encoder {
  public:
+  explicit Encoder(Sink& sink) : sink_(sink) {}
   template <class T> void put(T v) {
     if constexpr (std::is_enum_v<T>) {
       put(static_cast<std::underlying_type_t<T>>(v));
@@ -30,23 +34,67 @@ class Encoder {
       static_assert(std::is_arithmetic_v<T>);
       char b[sizeof(T)];
       std::memcpy(b, &v, sizeof(T));  // x86-64 and aarch64 are little-endian
-      out_.append(b, sizeof(T));
+      sink_.append(b, sizeof(T));
     }
   }
   void put_string(const std::string& s) {
     put(static_cast<std::uint32_t>(s.size()));
-    out_.append(s);
+    sink_.append(s.data(), s.size());
   }
   template <class Rec> void section(Tag tag, const std::vector<Rec>& v) {
     put(tag);
     put(static_cast<std::uint64_t>(v.size()));
     for (const Rec& r : v) visit_fields(const_cast<Rec&>(r), [this](auto& f) { put(f); });
   }
-  std::string take() { return std::move(out_); }
 
  private:
-  std::string out_;
+  Sink& sink_;
 };
+
+struct StringSink {
+  std::string out;
+  void append(const char* p, std::size_t n) { out.append(p, n); }
+};
+
+struct FileSink {
+  std::FILE* f = nullptr;
+  bool ok = true;
+  std::string buf;
+  explicit FileSink(std::FILE* file) : f(file) { buf.reserve(kSize); }
+  void append(const char* p, std::size_t n) {
+    if (buf.size() + n > kSize) flush();
+    if (n >= kSize) {
+      ok = ok && std::fwrite(p, 1, n, f) == n;
+    } else {
+      buf.append(p, n);
+    }
+  }
+  void flush() {
+    if (!buf.empty()) ok = ok && std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
+    buf.clear();
+  }
+  static constexpr std::size_t kSize = std::size_t{1} << 20;
+};
+
+template <class Sink>
+void encode_into(Encoder<Sink>& e, const RecordSet& rs) {
+  for (char c : kPartMagic) e.put(c);
+  e.put(kPartVersion);
+  e.put(Tag::Strings);
+  e.put(static_cast<std::uint64_t>(rs.strings.size()));
+  for (const auto& s : rs.strings) e.put_string(s);
+  e.section(Tag::Processes, rs.processes);
+  e.section(Tag::Threads, rs.threads);
+  e.section(Tag::Categories, rs.categories);
+  e.section(Tag::Ranges, rs.ranges);
+  e.section(Tag::Marks, rs.marks);
+  e.section(Tag::ApiCalls, rs.api_calls);
+  e.section(Tag::GpuOps, rs.gpu_ops);
+  e.section(Tag::Syncs, rs.syncs);
+  e.section(Tag::Devices, rs.devices);
+  e.section(Tag::Diagnostics, rs.diagnostics);
+  e.put(Tag::End);
+}
 
 class Decoder {
  public:
@@ -95,24 +143,10 @@ class Decoder {
 }  // namespace
 
 std::string encode_part(const RecordSet& rs) {
-  Encoder e;
-  for (char c : kPartMagic) e.put(c);
-  e.put(kPartVersion);
-  e.put(Tag::Strings);
-  e.put(static_cast<std::uint64_t>(rs.strings.size()));
-  for (const auto& s : rs.strings) e.put_string(s);
-  e.section(Tag::Processes, rs.processes);
-  e.section(Tag::Threads, rs.threads);
-  e.section(Tag::Categories, rs.categories);
-  e.section(Tag::Ranges, rs.ranges);
-  e.section(Tag::Marks, rs.marks);
-  e.section(Tag::ApiCalls, rs.api_calls);
-  e.section(Tag::GpuOps, rs.gpu_ops);
-  e.section(Tag::Syncs, rs.syncs);
-  e.section(Tag::Devices, rs.devices);
-  e.section(Tag::Diagnostics, rs.diagnostics);
-  e.put(Tag::End);
-  return e.take();
+  StringSink sink;
+  Encoder<StringSink> e(sink);
+  encode_into(e, rs);
+  return std::move(sink.out);
 }
 
 RecordSet decode_part(const std::string& bytes) {
@@ -159,14 +193,24 @@ RecordSet decode_part(const std::string& bytes) {
 
 bool write_part(const RecordSet& rs, const std::string& path, std::string* error) noexcept {
   try {
-    const std::string bytes = encode_part(rs);
     const std::string tmp = path + ".tmp";
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
     if (!f) {
       if (error) *error = "cannot open " + tmp + ": " + std::strerror(errno);
       return false;
     }
-    const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+    bool ok = true;
+    try {
+      FileSink sink(f);
+      Encoder<FileSink> e(sink);
+      encode_into(e, rs);
+      sink.flush();
+      ok = sink.ok;
+    } catch (...) {
+      std::fclose(f);
+      std::remove(tmp.c_str());
+      throw;
+    }
     const bool closed = std::fclose(f) == 0;
     if (!ok || !closed) {
       if (error) *error = "cannot write " + tmp + ": " + std::strerror(errno);
