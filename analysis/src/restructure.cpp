@@ -18,6 +18,16 @@
 namespace amdahl::analysis {
 namespace {
 
+// An edge of the restructured graph: `to` may start (join: end) no earlier than `from` ends + w.
+ReplayEdge edge(std::uint32_t from, std::uint32_t to, std::int64_t w, bool join) {
+  ReplayEdge e;
+  e.weight_ns = w;
+  e.from = from;
+  e.to = to & 0x7fffffffu;
+  e.join = join ? 1u : 0u;
+  return e;
+}
+
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
 std::string trim(const std::string& s) {
@@ -137,14 +147,6 @@ RestructuredGraph redistribute_loaders(const ReplayGraph& g, const LoaderWorkers
   ng.nodes.push_back(anchor);
   const std::size_t nn = ng.nodes.size();
   std::vector<std::vector<ReplayEdge>> in(nn);
-  auto edge = [](std::uint32_t from, std::uint32_t to, std::int64_t w, bool join) {
-    ReplayEdge e;
-    e.weight_ns = w;
-    e.from = from;
-    e.to = to & 0x7fffffffu;
-    e.join = join ? 1u : 0u;
-    return e;
-  };
   const std::size_t ahead = o.prefetch * o.workers;
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t k = item_of[i];
@@ -350,14 +352,6 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
 
   // Incoming edges per new node.
   std::vector<std::vector<ReplayEdge>> in(nn);
-  auto edge = [](std::uint32_t from, std::uint32_t to, std::int64_t w, bool join) {
-    ReplayEdge e;
-    e.weight_ns = w;
-    e.from = from;
-    e.to = to & 0x7fffffffu;
-    e.join = join ? 1u : 0u;
-    return e;
-  };
   // An edge out of a moved node to a node outside its batch leaves from the batch's wait: what
   // followed the loading on the driving lane now follows the wait for the batch.
   auto source = [&](std::uint32_t from, std::uint32_t to) {
@@ -471,18 +465,7 @@ WhatIf compute_whatif_with_workers(const Report& report, const std::vector<Speed
     what += buf;
   }
   const std::string of = report.steps > 0 ? " of the step" : " of the run";
-  if (w.bottleneck_after.stage.empty())
-    std::snprintf(buf, sizeof buf, "with %s, no stage holds time on the critical path", what.c_str());
-  else
-    std::snprintf(buf, sizeof buf, "with %s, %s holds %.0f%%%s%s", what.c_str(), w.bottleneck_after.stage.c_str(),
-                  w.bottleneck_after.fraction * 100.0, of.c_str(),
-                  w.bottleneck_after.stage != w.bottleneck_before.stage ? " (the bottleneck moved)" : "");
-  w.bottleneck_line = buf;
-  if (!w.bottleneck_before.stage.empty()) {
-    std::snprintf(buf, sizeof buf, " (before: %s %.0f%%)", w.bottleneck_before.stage.c_str(),
-                  w.bottleneck_before.fraction * 100.0);
-    w.bottleneck_line += buf;
-  }
+  w.bottleneck_line = bottleneck_line("with " + what, w, of);
   std::string stages;
   for (const auto& x : s.stages) stages += (stages.empty() ? "" : ", ") + x;
   if (s.from_lanes > 0)

@@ -24,6 +24,23 @@ std::string trimmed(std::string_view s) {
 
 }  // namespace
 
+std::string bottleneck_line(const std::string& change, const WhatIf& w, const std::string& of) {
+  char buf[512];
+  if (w.bottleneck_after.stage.empty())
+    std::snprintf(buf, sizeof buf, "%s, no stage holds time on the critical path", change.c_str());
+  else
+    std::snprintf(buf, sizeof buf, "%s, %s holds %.0f%%%s%s", change.c_str(), w.bottleneck_after.stage.c_str(),
+                  w.bottleneck_after.fraction * 100.0, of.c_str(),
+                  w.bottleneck_after.stage != w.bottleneck_before.stage ? " (the bottleneck moved)" : "");
+  std::string line = buf;
+  if (!w.bottleneck_before.stage.empty()) {
+    std::snprintf(buf, sizeof buf, " (before: %s %.0f%%)", w.bottleneck_before.stage.c_str(),
+                  w.bottleneck_before.fraction * 100.0);
+    line += buf;
+  }
+  return line;
+}
+
 double parse_factor(std::string_view text) {
   std::string s = trimmed(text);
   const std::string original = s;
@@ -194,19 +211,7 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
         std::snprintf(buf, sizeof buf, "%s%s %gx", what.empty() ? "" : " and ", r.stage.c_str(), r.factor);
         what += buf;
       }
-      char buf[256];
-      if (w.bottleneck_after.stage.empty())
-        std::snprintf(buf, sizeof buf, "after %s, no stage holds time on the critical path", what.c_str());
-      else
-        std::snprintf(buf, sizeof buf, "after %s, %s holds %.0f%%%s%s", what.c_str(), w.bottleneck_after.stage.c_str(),
-                      w.bottleneck_after.fraction * 100.0, of.c_str(),
-                      w.bottleneck_after.stage != w.bottleneck_before.stage ? " (the bottleneck moved)" : "");
-      w.bottleneck_line = buf;
-      if (!w.bottleneck_before.stage.empty()) {
-        std::snprintf(buf, sizeof buf, " (before: %s %.0f%%)", w.bottleneck_before.stage.c_str(),
-                      w.bottleneck_before.fraction * 100.0);
-        w.bottleneck_line += buf;
-      }
+      w.bottleneck_line = bottleneck_line("after " + what, w, of);
     }
     // Honest limits: waits nothing explains keep their recorded length in every replay.
     SimulationBounds& b = w.bounds;

@@ -109,6 +109,11 @@ struct WhatIfOptions {
 
 // Throws InputError for a stage the report does not know (listing the known ones), and
 // UsageError for a stage named twice.
+// "<change>, cpu_preprocess holds 61% of the step (the bottleneck moved) (before: gpu_compute
+// 80%)" from w's bottleneck shares; `change` names what was changed ("after gpu_compute 10x"),
+// `of` is " of the step" or " of the run".
+std::string bottleneck_line(const std::string& change, const WhatIf& w, const std::string& of);
+
 WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& requests,
                       std::optional<double> target, const WhatIfOptions& options = {});
 
