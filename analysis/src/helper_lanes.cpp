@@ -55,12 +55,7 @@ HelperIdleStats link_helper_idle(ReplayGraph& g, const std::vector<char>& helper
     nd.kind = NodeKind::Wait;
     nd.stage = kLabelWait;
     nd.base_ns = 0;
-    ReplayEdge e;
-    e.from = from;
-    e.to = n;
-    e.join = 1;
-    e.weight_ns = nd.end_ns - g.nodes[from].end_ns;  // the recorded reaction delay
-    added.emplace_back(n, e);
+    added.emplace_back(n, make_edge(from, n, nd.end_ns - g.nodes[from].end_ns, true));  // weight: the recorded delay
     ++stats.idle_waits;
     stats.idle_ns += static_cast<double>(nd.end_ns - nd.start_ns);
   }

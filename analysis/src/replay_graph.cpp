@@ -45,12 +45,7 @@ struct Builder {
   // order; turned into the CSR of incoming edges at the end.
   std::vector<ReplayEdge> extra;
   void add_edge(std::uint32_t to, std::uint32_t from, std::int64_t weight, bool join) {
-    ReplayEdge e;
-    e.weight_ns = weight;
-    e.from = from;
-    e.to = to & 0x7fffffffu;
-    e.join = join ? 1u : 0u;
-    extra.push_back(e);
+    extra.push_back(make_edge(from, to, weight, join));
   }
 
   // Per host lane: its nodes, which are consecutive ids in time order ([first, last)), for

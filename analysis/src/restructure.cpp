@@ -18,14 +18,14 @@
 namespace amdahl::analysis {
 namespace {
 
-// An edge of the restructured graph: `to` may start (join: end) no earlier than `from` ends + w.
-ReplayEdge edge(std::uint32_t from, std::uint32_t to, std::int64_t w, bool join) {
-  ReplayEdge e;
-  e.weight_ns = w;
-  e.from = from;
-  e.to = to & 0x7fffffffu;
-  e.join = join ? 1u : 0u;
-  return e;
+// The restructured graph's incoming-edge lists (per node) flattened into its CSR.
+void set_incoming(ReplayGraph& ng, const std::vector<std::vector<ReplayEdge>>& in) {
+  const std::size_t nn = in.size();
+  ng.edge_begin.assign(nn + 1, 0);
+  for (std::size_t i = 0; i < nn; ++i) ng.edge_begin[i + 1] = ng.edge_begin[i] + static_cast<std::uint32_t>(in[i].size());
+  ng.edges.clear();
+  ng.edges.reserve(ng.edge_begin[nn]);
+  for (const auto& v : in) ng.edges.insert(ng.edges.end(), v.begin(), v.end());
 }
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
@@ -167,22 +167,19 @@ RestructuredGraph redistribute_loaders(const ReplayGraph& g, const LoaderWorkers
       // Program order between two items of an old loader lane: gone (the new lanes chain them).
       if (k != kNone && !ed.join && fk != k && g.nodes[ed.from].lane == g.nodes[i].lane) continue;
       if (get_wait && ed.join && g.nodes[ed.from].lane == drv) { joined_to_driver = true; continue; }
-      in[i].push_back(edge(ed.from, i, ed.weight_ns, ed.join != 0));
+      in[i].push_back(make_edge(ed.from, i, ed.weight_ns, ed.join != 0));
     }
     if (get_wait && joined_to_driver) {
-      if (k >= ahead) in[i].push_back(edge(items[k - ahead].consume, i, 0, true));
+      if (k >= ahead) in[i].push_back(make_edge(items[k - ahead].consume, i, 0, true));
       ng.nodes[i].base_ns = 0;
     }
   }
   for (std::size_t k = 0; k < items.size(); ++k) {
     const std::uint32_t first = items[k].nodes.front();
-    if (k >= o.workers) in[first].push_back(edge(items[k - o.workers].nodes.back(), first, 0, false));
-    else in[first].push_back(edge(anchor_id, first, 0, false));
+    if (k >= o.workers) in[first].push_back(make_edge(items[k - o.workers].nodes.back(), first, 0, false));
+    else in[first].push_back(make_edge(anchor_id, first, 0, false));
   }
-  ng.edge_begin.assign(nn + 1, 0);
-  for (std::size_t i = 0; i < nn; ++i) ng.edge_begin[i + 1] = ng.edge_begin[i] + static_cast<std::uint32_t>(in[i].size());
-  ng.edges.reserve(ng.edge_begin[nn]);
-  for (auto& v : in) ng.edges.insert(ng.edges.end(), v.begin(), v.end());
+  set_incoming(ng, in);
   ng.stage_names = g.stage_names;
   ng.span_first_node = g.span_first_node;
   ng.window_end_node = g.window_end_node;
@@ -366,25 +363,22 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
       const std::uint32_t b = batch_of[i];
       if (b != kNone && i == batches[b].front() && batch_of[ed.from] != b && g.nodes[ed.from].lane == drv && !ed.join) {
         // The driving lane's edge into the batch: now into the batch's wait.
-        in[wait_of[b]].push_back(edge(source(ed.from, wait_of[b]), wait_of[b], ed.weight_ns, false));
-        if (b == 0) in[anchor_id].push_back(edge(source(ed.from, anchor_id), anchor_id, ed.weight_ns, false));
+        in[wait_of[b]].push_back(make_edge(source(ed.from, wait_of[b]), wait_of[b], ed.weight_ns, false));
+        if (b == 0) in[anchor_id].push_back(make_edge(source(ed.from, anchor_id), anchor_id, ed.weight_ns, false));
         continue;
       }
-      in[i].push_back(edge(source(ed.from, i), i, ed.weight_ns, ed.join != 0));
+      in[i].push_back(make_edge(source(ed.from, i), i, ed.weight_ns, ed.join != 0));
     }
   }
   const std::size_t ahead = o.prefetch * o.workers;
   for (std::size_t k = 0; k < nb; ++k) {
     const std::uint32_t first = batches[k].front(), last = batches[k].back();
-    if (k >= o.workers) in[first].push_back(edge(batches[k - o.workers].back(), first, 0, false));
-    if (k >= ahead) in[first].push_back(edge(wait_of[k - ahead], first, 0, false));
-    else in[first].push_back(edge(anchor_id, first, 0, false));
-    in[wait_of[k]].push_back(edge(last, wait_of[k], 0, true));
+    if (k >= o.workers) in[first].push_back(make_edge(batches[k - o.workers].back(), first, 0, false));
+    if (k >= ahead) in[first].push_back(make_edge(wait_of[k - ahead], first, 0, false));
+    else in[first].push_back(make_edge(anchor_id, first, 0, false));
+    in[wait_of[k]].push_back(make_edge(last, wait_of[k], 0, true));
   }
-  ng.edge_begin.assign(nn + 1, 0);
-  for (std::size_t i = 0; i < nn; ++i) ng.edge_begin[i + 1] = ng.edge_begin[i] + static_cast<std::uint32_t>(in[i].size());
-  ng.edges.reserve(ng.edge_begin[nn]);
-  for (auto& v : in) ng.edges.insert(ng.edges.end(), v.begin(), v.end());
+  set_incoming(ng, in);
 
   ng.stage_names = g.stage_names;
   ng.span_first_node = g.span_first_node;

@@ -45,6 +45,16 @@ struct ReplayEdge {
   std::uint32_t join : 1 = 0;  // 1: constrains the end of a Wait node; 0: the start of `to`
 };
 
+// The edge `from` -> `to` (see ReplayEdge), built in one place.
+inline ReplayEdge make_edge(std::uint32_t from, std::uint32_t to, std::int64_t weight_ns, bool join) {
+  ReplayEdge e;
+  e.weight_ns = weight_ns;
+  e.from = from;
+  e.to = to & 0x7fffffffu;
+  e.join = join ? 1u : 0u;
+  return e;
+}
+
 struct ReplayLane {
   bool gpu = false;
   std::uint32_t pid = 0;
