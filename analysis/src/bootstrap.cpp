@@ -92,6 +92,22 @@ std::vector<ConfidenceInterval> bootstrap_intervals(const std::vector<BootstrapI
   std::vector<std::vector<double>> sum(inputs.size());
   std::vector<double> total(inputs.size());
   for (std::size_t k = 0; k < inputs.size(); ++k) sum[k].resize(stages[k]);
+  // One resample's n draws, in draw order, a block at a time: the block's indices are drawn
+  // first and its rows prefetched, so that the random reads of a table larger than the caches
+  // overlap instead of each waiting for memory (same draws, same order, same sums).
+  constexpr std::size_t kBlock = 32;
+  std::size_t picks[kBlock];
+  auto for_each_draw = [&](auto&& add) {
+    for (std::size_t j = 0; j < n; j += kBlock) {
+      const std::size_t m = std::min(kBlock, n - j);
+      for (std::size_t b = 0; b < m; ++b) {
+        picks[b] = mod(rng()) * width;
+        __builtin_prefetch(table.data() + picks[b]);
+        __builtin_prefetch(table.data() + picks[b] + width - 1);  // a row may straddle two lines
+      }
+      for (std::size_t b = 0; b < m; ++b) add(table.data() + picks[b]);
+    }
+  };
   for (std::size_t r = 0; r < options.resamples; ++r) {
     for (auto& v : sum) std::fill(v.begin(), v.end(), 0.0);
     std::fill(total.begin(), total.end(), 0.0);
@@ -99,22 +115,20 @@ std::vector<ConfidenceInterval> bootstrap_intervals(const std::vector<BootstrapI
       double* s0 = sum[0].data();
       const std::size_t st = stages[0];
       double t0 = 0;
-      for (std::size_t j = 0; j < n; ++j) {
-        const double* row = table.data() + mod(rng()) * width;
+      for_each_draw([&](const double* row) {
         for (std::size_t s = 0; s < st; ++s) s0[s] += row[s];
         t0 += row[st];
-      }
+      });
       total[0] = t0;
     } else {
-      for (std::size_t j = 0; j < n; ++j) {
-        const double* row = table.data() + mod(rng()) * width;
+      for_each_draw([&](const double* row) {
         for (std::size_t k = 0; k < inputs.size(); ++k) {
           const double* part = row + offset[k];
           double* sk = sum[k].data();
           for (std::size_t s = 0; s < stages[k]; ++s) sk[s] += part[s];
           total[k] += part[stages[k]];
         }
-      }
+      });
     }
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       for (auto& v : sum[k]) v = total[k] > 0 ? v / total[k] : 0.0;
