@@ -9,6 +9,7 @@
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/replay.hpp"
+#include "amdahl/analysis/sort_times.hpp"
 
 namespace amdahl::analysis {
 namespace {
@@ -121,35 +122,6 @@ struct Builder {
   }
 };
 
-// Sorts timestamps: an LSD radix sort on their offset from the smallest (11-bit digits, as
-// many passes as the span needs), several times faster than std::sort for millions of cuts.
-void sort_times(std::vector<std::int64_t>& v) {
-  if (v.size() < 4096) {
-    std::sort(v.begin(), v.end());
-    return;
-  }
-  const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
-  const std::int64_t lo = *mn;
-  const std::uint64_t span = static_cast<std::uint64_t>(*mx) - static_cast<std::uint64_t>(lo);
-  constexpr int kBits = 11;
-  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
-  std::vector<std::int64_t> tmp(v.size());
-  std::vector<std::size_t> count(kBuckets);
-  std::vector<std::int64_t>* src = &v;
-  std::vector<std::int64_t>* dst = &tmp;
-  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
-    std::fill(count.begin(), count.end(), 0);
-    auto digit = [&](std::int64_t x) {
-      return static_cast<std::size_t>(((static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(lo)) >> shift) & (kBuckets - 1));
-    };
-    for (std::int64_t x : *src) ++count[digit(x)];
-    std::size_t sum = 0;
-    for (std::size_t& c : count) { const std::size_t k = c; c = sum; sum += k; }
-    for (std::int64_t x : *src) (*dst)[count[digit(x)]++] = x;
-    std::swap(src, dst);
-  }
-  if (src != &v) v.swap(tmp);
-}
 
 // Completes a host thread's cut points (its segments' and blocking syncs' ends; API calls,
 // marks and waits are already in), sorted and unique: the lane gets cuts.size() - 1 nodes plus
