@@ -122,7 +122,6 @@ struct Builder {
   }
 };
 
-
 // Completes a host thread's cut points (its segments' and blocking syncs' ends; API calls,
 // marks and waits are already in), sorted and unique: the lane gets cuts.size() - 1 nodes plus
 // one per consume.

@@ -1,14 +1,15 @@
 // Large allocations of the `amdahl` command on transparent huge pages.
 //
-// Analysing a 10-million-event profile fills about 1.5 GB of vectors; on 4 KiB pages that is
-// some 370,000 page faults, a sixth of the run's time (docs/benchmarks.md, issue 6). Linux
+// Analysing a 10-million-event profile fills about 1.5 GB of vectors; on 4 KiB pages that was
+// about a million page faults and a fifth of the run's time (docs/benchmarks.md, issue 6). Linux
 // backs memory with 2 MiB pages only where the program asks (madvise) when transparent huge
 // pages are in "madvise" mode, the default of Ubuntu and Debian. This replaces the global
 // operator new of the command (not of the injected collector, which never links this file) by
 // malloc plus, for blocks of 4 MiB or more, madvise(MADV_HUGEPAGE) on the whole 2 MiB pages
 // inside the block, before they are first touched. Where the kernel says no (THP "never", no
 // huge pages free) nothing changes but the page size. operator delete stays the library's
-// (free), which matches since this operator new returns malloc's blocks.
+// (free), which matches since this operator new returns malloc's blocks; the library's
+// operator new[] calls this one.
 //
 // Left out under AddressSanitizer and ThreadSanitizer, whose own operator new finds
 // new/delete mismatches.
@@ -55,7 +56,5 @@ void* operator new(std::size_t n) {
     handler();
   }
 }
-
-void* operator new[](std::size_t n) { return ::operator new(n); }
 
 #endif
