@@ -17,17 +17,21 @@ CriticalPath critical_path(const ReplayGraph& g, const ReplayResult& r) {
   cp.exposed_ns.assign(other + 1, 0.0);
   const std::size_t spans = g.span_first_node.size();
   cp.span_exposed.assign(spans, std::vector<double>(other + 1, 0.0));
+  cp.host_exposed_ns.assign(other + 1, 0.0);
+  cp.lane_ns.assign(g.lanes.size(), 0.0);
   std::vector<std::int64_t> bounds;  // replayed span starts, then the window end
   for (std::uint32_t nd : g.span_first_node) bounds.push_back(r.start_ns[nd]);
   const std::int64_t w0 = bounds.front();
   const std::int64_t w1 = r.end_ns[g.window_end_node];
   bounds.push_back(w1);
 
-  auto charge = [&](std::int64_t a, std::int64_t b, std::size_t label) {
+  // Charges [a, b) to `label`; returns the clipped length.
+  auto charge = [&](std::int64_t a, std::int64_t b, std::size_t label) -> double {
     a = std::max(a, w0);
     b = std::min(b, w1);
-    if (b <= a) return;
-    cp.exposed_ns[label] += static_cast<double>(b - a);
+    if (b <= a) return 0.0;
+    const double len = static_cast<double>(b - a);
+    cp.exposed_ns[label] += len;
     // Spans partition [w0, w1]: split [a, b) across them.
     auto it = std::upper_bound(bounds.begin(), bounds.end(), a);
     std::size_t s = it == bounds.begin() ? 0 : static_cast<std::size_t>(it - bounds.begin()) - 1;
@@ -37,6 +41,21 @@ CriticalPath critical_path(const ReplayGraph& g, const ReplayResult& r) {
       a = e;
       ++s;
     }
+    return len;
+  };
+  // A node's own time on the path, also by lane, launch calls and host parts of GPU stages.
+  auto charge_node = [&](const ReplayNode& n, std::size_t label) {
+    const double len = charge(r.start_ns[&n - g.nodes.data()], r.end_ns[&n - g.nodes.data()], label);
+    cp.lane_ns[n.lane] += len;
+    if (n.kind == NodeKind::Launch) cp.launch_ns += len;
+    if (n.kind == NodeKind::Work && label < other && label < g.stage_on_gpu.size() && g.stage_on_gpu[label] &&
+        !g.lanes[n.lane].gpu)
+      cp.host_exposed_ns[label] += len;
+  };
+  auto charge_edge = [&](std::uint32_t e, std::int64_t a, std::int64_t b) {
+    const auto k = static_cast<std::size_t>(g.edges[e].kind);
+    cp.edge_count[k] += 1;
+    cp.edge_ns[k] += charge(a, b, other);
   };
   auto label_of = [&](const ReplayNode& n) -> std::size_t {
     if ((n.kind == NodeKind::Work || n.kind == NodeKind::GpuOp) && n.stage >= 0 &&
@@ -67,12 +86,12 @@ CriticalPath critical_path(const ReplayGraph& g, const ReplayResult& r) {
       }
       if (n.kind == NodeKind::Wait && e != kNone) {
         const std::uint32_t from = g.edges[e].from;
-        charge(r.end_ns[from], r.end_ns[node], other);  // wake-up latency
+        charge_edge(e, r.end_ns[from], r.end_ns[node]);  // wake-up latency
         if (r.end_ns[from] <= w0) break;
         node = from;
         continue;
       }
-      charge(r.start_ns[node], r.end_ns[node], label_of(n));
+      charge_node(n, label_of(n));
       if (r.start_ns[node] <= w0) break;
       at_end = false;
     } else {
@@ -82,7 +101,7 @@ CriticalPath critical_path(const ReplayGraph& g, const ReplayResult& r) {
         break;
       }
       const std::uint32_t from = g.edges[e].from;
-      charge(r.end_ns[from], r.start_ns[node], other);  // gap (launch latency, delay)
+      charge_edge(e, r.end_ns[from], r.start_ns[node]);  // gap (launch latency, delay)
       if (r.end_ns[from] <= w0) break;
       node = from;
       at_end = true;

@@ -55,7 +55,7 @@ HelperIdleStats link_helper_idle(ReplayGraph& g, const std::vector<char>& helper
     nd.kind = NodeKind::Wait;
     nd.stage = kLabelWait;
     nd.base_ns = 0;
-    added.emplace_back(n, make_edge(from, n, nd.end_ns - g.nodes[from].end_ns, true));  // weight: the recorded delay
+    added.emplace_back(n, make_edge(from, n, nd.end_ns - g.nodes[from].end_ns, true, EdgeKind::Inferred));  // weight: the recorded delay
     ++stats.idle_waits;
     stats.idle_ns += static_cast<double>(nd.end_ns - nd.start_ns);
   }

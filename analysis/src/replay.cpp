@@ -67,11 +67,26 @@ std::vector<std::uint32_t> event_order(const ReplayGraph& g) {
 
 }  // namespace
 
+const char* edge_kind_name(EdgeKind k) {
+  switch (k) {
+    case EdgeKind::ProgramOrder: return "program_order";
+    case EdgeKind::Launch: return "launch";
+    case EdgeKind::Completion: return "completion";
+    case EdgeKind::QueueFull: return "queue_full";
+    case EdgeKind::ImplicitSync: return "implicit_sync";
+    case EdgeKind::Event: return "event";
+    case EdgeKind::ProduceConsume: return "produce_consume";
+    case EdgeKind::Inferred: return "inferred";
+    case EdgeKind::Structural: return "structural";
+  }
+  return "unknown";
+}
+
 void prepare_replay(ReplayGraph& g) {
   if (g.event_order.size() != 2 * g.nodes.size()) g.event_order = event_order(g);
 }
 
-ReplayResult replay(const ReplayGraph& g, const std::vector<double>& factors) {
+ReplayResult replay(const ReplayGraph& g, const std::vector<double>& factors, const std::vector<double>& host_factors) {
   const std::size_t n = g.nodes.size();
   ReplayResult r;
   r.start_ns.assign(n, 0);
@@ -79,16 +94,19 @@ ReplayResult replay(const ReplayGraph& g, const std::vector<double>& factors) {
   r.start_binding.assign(n, kNone);
   r.end_binding.assign(n, kNone);
 
+  auto factor_of = [](const std::vector<double>& f, std::size_t stage) {
+    return stage < f.size() && f[stage] > 0 ? f[stage] : 1.0;
+  };
   auto scaled = [&](const ReplayNode& nd) -> std::int64_t {
     const std::int64_t d = nd.end_ns - nd.start_ns;
-    if ((nd.kind == NodeKind::Work || nd.kind == NodeKind::GpuOp) && nd.stage >= 0 &&
-        static_cast<std::size_t>(nd.stage) < factors.size() &&
-        !(nd.kind == NodeKind::Work && static_cast<std::size_t>(nd.stage) < g.stage_on_gpu.size() &&
-          g.stage_on_gpu[static_cast<std::size_t>(nd.stage)])) {
-      const double f = factors[static_cast<std::size_t>(nd.stage)];
-      if (f > 0 && f != 1.0) return std::llround(static_cast<double>(d) / f);
-    }
-    return d;
+    if (nd.stage < 0 || (nd.kind != NodeKind::Work && nd.kind != NodeKind::GpuOp && nd.kind != NodeKind::Launch)) return d;
+    const auto st = static_cast<std::size_t>(nd.stage);
+    const bool on_gpu = st < g.stage_on_gpu.size() && g.stage_on_gpu[st];
+    double f = 1.0;
+    if (nd.kind == NodeKind::GpuOp) f = factor_of(factors, st);
+    else if (nd.kind == NodeKind::Launch || on_gpu) f = factor_of(host_factors, st);  // the host part
+    else f = factor_of(factors, st);                                                 // a host-only stage
+    return f != 1.0 ? std::llround(static_cast<double>(d) / f) : d;
   };
   auto evaluate = [&](std::uint32_t ev) {
     const std::size_t i = ev / 2;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "amdahl/analysis/errors.hpp"
@@ -26,6 +27,15 @@ constexpr std::int64_t kTolNs = 2000;  // clock noise allowed between threads (2
 
 using LaneKey = std::pair<std::uint32_t, std::uint64_t>;
 
+// The part of a non-sync CUDA call after its typical cost, spent waiting for a GPU op to retire
+// (docs/analysis.md, "Implicit waits"): a Wait node joined to that op.
+struct ImplicitWait {
+  std::int64_t start_ns = 0;  // call start + the call's typical cost
+  std::int64_t end_ns = 0;    // call end
+  std::uint32_t op = 0;       // index into RecordSet::gpu_ops
+  EdgeKind kind = EdgeKind::ImplicitSync;
+};
+
 // What one host thread contributes before it is cut into nodes.
 struct HostInput {
   std::uint32_t pid = 0;
@@ -34,7 +44,10 @@ struct HostInput {
   std::vector<Interval> apis;        // non-blocking API calls (launch overhead)
   std::vector<std::int64_t> cuts;    // points that must start or end a node
   std::vector<std::int64_t> consumes;  // consume marks: a zero-length wait node each
+  std::vector<ImplicitWait> implicit;  // sorted by start; see find_implicit_waits
+  std::vector<std::uint32_t> implicit_node;   // per implicit wait, its node (set by cut_host_lane)
 };
+
 
 struct Builder {
   const Timeline& tl;
@@ -45,8 +58,8 @@ struct Builder {
   // Edges other than host program order (that one is implied by lane_nodes), in insertion
   // order; turned into the CSR of incoming edges at the end.
   std::vector<ReplayEdge> extra;
-  void add_edge(std::uint32_t to, std::uint32_t from, std::int64_t weight, bool join) {
-    extra.push_back(make_edge(from, to, weight, join));
+  void add_edge(std::uint32_t to, std::uint32_t from, std::int64_t weight, bool join, EdgeKind kind) {
+    extra.push_back(make_edge(from, to, weight, join, kind));
   }
 
   // Per host lane: its nodes, which are consecutive ids in time order ([first, last)), for
@@ -158,7 +171,8 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
     }
     return false;
   };
-  std::size_t sync_pos = 0, api_pos = 0;
+  std::size_t sync_pos = 0, api_pos = 0, imp_pos = 0;
+  h.implicit_node.assign(h.implicit.size(), kNone);
 
   // The lane's nodes are consecutive ids (the program-order edges are added at the end).
   b.lane_nodes[lane_id].first = b.lane_nodes[lane_id].last = static_cast<std::uint32_t>(b.g.nodes.size());
@@ -192,9 +206,15 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
       while (seg_cursor < sv.size() && sv[seg_cursor].end_ns <= a) ++seg_cursor;
       if (seg_cursor < sv.size() && sv[seg_cursor].start_ns <= a) seg = &sv[seg_cursor];
     }
+    while (imp_pos < h.implicit.size() && h.implicit[imp_pos].end_ns <= a) ++imp_pos;
+    const bool implicit_starts = imp_pos < h.implicit.size() && h.implicit[imp_pos].start_ns == a;
     if (inside(syncs, sync_pos, a)) {
       n.kind = NodeKind::Wait;
       n.stage = kLabelGpuWait;
+    } else if (implicit_starts) {
+      n.kind = NodeKind::Wait;
+      n.stage = kLabelGpuWait;
+      h.implicit_node[imp_pos] = static_cast<std::uint32_t>(b.g.nodes.size());
     } else if (seg && seg->label == kLabelWait) {
       n.kind = NodeKind::Wait;
       n.stage = kLabelWait;
@@ -214,6 +234,33 @@ void cut_host_lane(Builder& b, std::uint32_t lane_id, HostInput& h) {
   release(h.consumes);
 }
 
+// Typical cost of each non-blocking API name (by string id): the 10th percentile of its
+// durations, from at most about 4096 calls per name taken evenly through the run, and at most
+// kMaxTypicalNs (a call that waits every time it is made, as a cudaFree in every step, has no
+// unblocked calls to learn its own cost from).
+constexpr std::int64_t kMaxTypicalNs = 20'000;
+std::vector<std::int64_t> typical_call_ns(const format::RecordSet& rs, const std::vector<std::int8_t>& blocking) {
+  std::vector<std::uint32_t> count(rs.strings.size(), 0);
+  for (const auto& a : rs.api_calls)
+    if (a.name < count.size()) ++count[a.name];
+  std::vector<std::vector<std::int64_t>> samples(rs.strings.size());
+  std::vector<std::uint32_t> seen(rs.strings.size(), 0);
+  for (const auto& a : rs.api_calls) {
+    if (a.name >= count.size() || blocking[a.name] == 1) continue;
+    const std::uint32_t stride = std::max<std::uint32_t>(1, count[a.name] / 4096);
+    if (seen[a.name]++ % stride == 0) samples[a.name].push_back(a.end_ns - a.start_ns);
+  }
+  std::vector<std::int64_t> typ(rs.strings.size(), 0);
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    auto& v = samples[k];
+    if (v.empty()) continue;
+    const auto at = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 10);
+    std::nth_element(v.begin(), at, v.end());
+    typ[k] = std::min(*at, kMaxTypicalNs);
+  }
+  return typ;
+}
+
 // Sorts GPU op indices by key(op), ties by index; input already in that order (the usual
 // case: records come in time order) costs one pass.
 template <class Key>
@@ -230,6 +277,108 @@ std::int64_t median(std::vector<std::int64_t> v) {
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
   return v[v.size() / 2];
 }
+
+// Per pid, the indices of its GPU ops (those with end >= start) sorted by end.
+using OpsByEnd = std::map<std::uint32_t, std::vector<std::uint32_t>>;
+OpsByEnd ops_by_end_per_pid(const format::RecordSet& rs) {
+  OpsByEnd out;
+  std::vector<std::uint32_t>* run = nullptr;
+  std::uint32_t last = 0;
+  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
+    if (rs.gpu_ops[i].end_ns < rs.gpu_ops[i].start_ns) continue;
+    if (!run || rs.gpu_ops[i].pid != last) {
+      last = rs.gpu_ops[i].pid;
+      run = &out[last];
+    }
+    run->push_back(static_cast<std::uint32_t>(i));
+  }
+  for (auto& [pid, v] : out) sort_ops_by(v, [&](std::uint32_t x) { return rs.gpu_ops[x].end_ns; });
+  return out;
+}
+
+// When a GPU op was handed to the driver: its launching call's start (else its own start).
+std::int64_t launch_time_of(const format::RecordSet& rs, const std::vector<std::uint32_t>& api_for_op, std::size_t op) {
+  return api_for_op[op] == kNone ? rs.gpu_ops[op].start_ns : rs.api_calls[api_for_op[op]].start_ns;
+}
+
+// Finds implicit waits (docs/analysis.md, "Implicit waits"): a non-blocking CUDA call that took
+// well over its typical cost while a GPU op of its process that was already queued (or that the
+// call itself launched) retired inside it, shortly before the call returned. The call is taken
+// to have waited for that op: a launch call for a free slot in the full launch queue
+// (QueueFull), any other call (a pageable copy, a memset, cudaFree, an allocation) for the
+// device to drain (ImplicitSync).
+class ImplicitWaitFinder {
+ public:
+  static constexpr std::int64_t kMinExcessNs = 10'000;  // a wait shorter than this is not told apart
+  static constexpr std::int64_t kMaxWakeNs = 30'000;    // op end -> call return, at most
+
+  ImplicitWaitFinder(const format::RecordSet& rs, const std::vector<std::uint32_t>& api_for_op,
+                     const OpsByEnd& ops_by_end, std::vector<std::int64_t> typical)
+      : rs_(rs), api_for_op_(api_for_op), ops_by_end_(ops_by_end), typical_(std::move(typical)) {
+    own_op_.assign(rs.api_calls.size(), kNone);
+    for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i)
+      if (api_for_op[i] != kNone && own_op_[api_for_op[i]] == kNone) own_op_[api_for_op[i]] = static_cast<std::uint32_t>(i);
+    for (const auto& [pid, v] : ops_by_end) {
+      auto& t = launches_[pid];
+      t.reserve(v.size());
+      for (std::uint32_t x : v) t.push_back(launch_time_of(rs, api_for_op, x));
+      std::sort(t.begin(), t.end());
+    }
+  }
+
+  std::optional<ImplicitWait> find(std::size_t call) {
+    const auto& a = rs_.api_calls[call];
+    const std::int64_t typ = a.name < typical_.size() ? typical_[a.name] : 0;
+    const std::int64_t dur = a.end_ns - a.start_ns;
+    if (dur - typ < std::max(kMinExcessNs, typ)) return std::nullopt;
+    if (!ops_ || pid_ != a.pid) {
+      pid_ = a.pid;
+      auto it = ops_by_end_.find(a.pid);
+      ops_ = it == ops_by_end_.end() ? nullptr : &it->second;
+      auto lt = launches_.find(a.pid);
+      launch_times_ = lt == launches_.end() ? nullptr : &lt->second;
+    }
+    if (!ops_) return std::nullopt;
+    const std::int64_t wait_start = a.start_ns + typ;
+    auto pos = std::upper_bound(ops_->begin(), ops_->end(), a.end_ns,
+                                [&](std::int64_t t, std::uint32_t x) { return t < rs_.gpu_ops[x].end_ns; });
+    for (int k = 0; k < 64 && pos != ops_->begin(); ++k) {
+      --pos;
+      const std::uint32_t op = *pos;
+      const std::int64_t end = rs_.gpu_ops[op].end_ns;
+      if (end < wait_start || a.end_ns - end > kMaxWakeNs) break;
+      const bool own = api_for_op_[op] == call;
+      if (!own && launch_time_of(rs_, api_for_op_, op) > a.start_ns) continue;  // queued after the call began
+      ImplicitWait w;
+      w.start_ns = wait_start;
+      w.end_ns = a.end_ns;
+      w.op = op;
+      w.kind = own_op_[call] != kNone && !own ? EdgeKind::QueueFull : EdgeKind::ImplicitSync;
+      if (w.kind == EdgeKind::QueueFull && launch_times_) {
+        // Ops handed to the driver after the retired one and up to this call: the queue's depth.
+        const auto from = std::upper_bound(launch_times_->begin(), launch_times_->end(), launch_time_of(rs_, api_for_op_, op));
+        const auto to = std::upper_bound(launch_times_->begin(), launch_times_->end(), a.start_ns);
+        if (to > from) depths_.push_back(static_cast<std::int64_t>(to - from));
+      }
+      return w;
+    }
+    return std::nullopt;
+  }
+
+  std::size_t median_depth() const { return static_cast<std::size_t>(median(depths_)); }
+
+ private:
+  const format::RecordSet& rs_;
+  const std::vector<std::uint32_t>& api_for_op_;
+  const OpsByEnd& ops_by_end_;
+  std::vector<std::int64_t> typical_;
+  std::vector<std::uint32_t> own_op_;  // per API call, the first op it launched
+  std::map<std::uint32_t, std::vector<std::int64_t>> launches_;  // per pid, sorted launch times
+  std::uint32_t pid_ = 0;
+  const std::vector<std::uint32_t>* ops_ = nullptr;
+  const std::vector<std::int64_t>* launch_times_ = nullptr;
+  std::vector<std::int64_t> depths_;
+};
 
 }  // namespace
 
@@ -271,6 +420,14 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   };
   for (const Lane& l : tl.lanes) host(l.pid, l.tid);
 
+  // Each GPU op's launching API call (found once, by build_timeline), and per pid the ops
+  // sorted by end (for the joins of waits).
+  std::vector<std::uint32_t> computed;
+  if (tl.api_of_op.size() != rs.gpu_ops.size()) computed = launching_api_calls(rs);
+  const std::vector<std::uint32_t>& api_for_op = computed.empty() ? tl.api_of_op : computed;
+  static_assert(kNone == kNoApiCall);
+  OpsByEnd ops_by_end = ops_by_end_per_pid(rs);
+
   // API calls: launch calls (non-blocking) and the start of every call that launched GPU work.
   {
     // Each thread's cut points are reserved once, exactly: growing a vector of millions of
@@ -303,6 +460,9 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       h.apis.reserve(calls[li]);
     }
     std::vector<std::int8_t> blocking(rs.strings.size(), -1);  // is_blocking_cuda_call per name id
+    for (const auto& a : rs.api_calls)
+      if (a.name < blocking.size() && blocking[a.name] < 0) blocking[a.name] = is_blocking_cuda_call(rs.str(a.name)) ? 1 : 0;
+    ImplicitWaitFinder finder(rs, api_for_op, ops_by_end, typical_call_ns(rs, blocking));
     HostInput* h = nullptr;  // the previous call's thread (calls come in long runs per thread)
     LaneKey last{};
     for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
@@ -314,15 +474,17 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       }
       h->cuts.push_back(a.start_ns);
       h->cuts.push_back(a.end_ns);
-      bool blocks;
-      if (a.name < blocking.size()) {
-        if (blocking[a.name] < 0) blocking[a.name] = is_blocking_cuda_call(rs.str(a.name)) ? 1 : 0;
-        blocks = blocking[a.name] == 1;
+      const bool blocks = a.name < blocking.size() ? blocking[a.name] == 1 : is_blocking_cuda_call(rs.str(a.name));
+      if (blocks || a.end_ns <= a.start_ns) continue;
+      if (auto w = finder.find(i)) {  // its typical cost is launch overhead, the rest a wait
+        h->apis.push_back({a.start_ns, w->start_ns});
+        h->cuts.push_back(w->start_ns);
+        h->implicit.push_back(*w);
       } else {
-        blocks = is_blocking_cuda_call(rs.str(a.name));
+        h->apis.push_back({a.start_ns, a.end_ns});
       }
-      if (!blocks && a.end_ns > a.start_ns) h->apis.push_back({a.start_ns, a.end_ns});
     }
+    b.g.queue_depth = finder.median_depth();
   }
   // Marks and (on the driving lane) step starts and the window end are cut points.
   for (const Lane& l : tl.lanes) {
@@ -347,6 +509,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       count += (h.cuts.empty() ? 0 : h.cuts.size() - 1) + h.consumes.size();
     }
     for (const Lane& l : tl.lanes) waits += l.wait_ranges.size() + l.consumes.size() + l.blocking_syncs.size();
+    if (count > kMaxReplayNodes) throw InputError("replay: the profile has too many events for one dependency graph");
     b.g.nodes.reserve(count);
     b.extra.reserve(2 * rs.gpu_ops.size() + waits + 16);
   }
@@ -360,11 +523,6 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     cut_host_lane(b, li, hosts[li]);
   }
 
-  // Each GPU op's launching API call (found once, by build_timeline).
-  std::vector<std::uint32_t> computed;
-  if (tl.api_of_op.size() != rs.gpu_ops.size()) computed = launching_api_calls(rs);
-  const std::vector<std::uint32_t>& api_for_op = computed.empty() ? tl.api_of_op : computed;
-  static_assert(kNone == kNoApiCall);
 
   // ---- GPU lanes: one per (pid, device, stream), ops in start order.
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<std::uint32_t>> streams;
@@ -443,7 +601,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
 
   // Stream order and launch edges, with the residual delay put on the binding edge.
   // Up to three candidates per op (stream order, launch, inferred cross-stream wait).
-  struct Cand { std::uint32_t from; std::int64_t weight; std::int64_t at; };
+  struct Cand { std::uint32_t from; std::int64_t weight; std::int64_t at; EdgeKind kind; };
   struct Cands {
     Cand v[3];
     std::size_t n = 0;
@@ -463,7 +621,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       const std::uint32_t id = gpu_node_of[i];
       const auto& op = rs.gpu_ops[i];
       Cands c;
-      if (prev != kNone) c.push_back({prev, 0, b.g.nodes[prev].end_ns});
+      if (prev != kNone) c.push_back({prev, 0, b.g.nodes[prev].end_ns, EdgeKind::ProgramOrder});
       std::uint32_t launch_from = kNone;
       if (api_for_op[i] != kNone) {
         const auto& api = rs.api_calls[api_for_op[i]];
@@ -477,7 +635,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
           // The node ending at the API call's start: the launch happens right after it.
           launch_from = b.node_ending_at(last_api_host, api.start_ns);
           if (launch_from != kNone && b.g.nodes[launch_from].end_ns > api.start_ns) launch_from = kNone;
-          if (launch_from != kNone) c.push_back({launch_from, launch_latency, b.g.nodes[launch_from].end_ns + launch_latency});
+          if (launch_from != kNone) c.push_back({launch_from, launch_latency, b.g.nodes[launch_from].end_ns + launch_latency, EdgeKind::Launch});
         }
       }
       std::int64_t explained = std::numeric_limits<std::int64_t>::min();
@@ -491,7 +649,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
           const auto& other = rs.gpu_ops[*pos];
           if (other.stream == op.stream) continue;
           if (other.end_ns > explained) {
-            c.push_back({gpu_node_of[*pos], 0, other.end_ns});
+            c.push_back({gpu_node_of[*pos], 0, other.end_ns, EdgeKind::Inferred});
             ++b.g.inferred_stream_edges;
           }
           break;
@@ -501,35 +659,18 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
         std::size_t bind = 0;
         for (std::size_t k = 1; k < c.size(); ++k) if (c[k].at > c[bind].at) bind = k;
         c[bind].weight += op.start_ns - c[bind].at;  // exact at factor 1
-        for (const Cand& x : c) b.add_edge(id, x.from, x.weight, false);
+        for (const Cand& x : c) b.add_edge(id, x.from, x.weight, false, x.kind);
       }
       prev = id;
     }
   }
 
   // ---- completion edges: a blocking CUDA call ends after the GPU op it waited for.
-  // Per pid, ops sorted by end; the join is the latest-ending op that ended before the wait
-  // ended and whose launch (or start) came before the wait began.
-  std::map<std::uint32_t, std::vector<std::uint32_t>> ops_by_end;
-  {
-    std::vector<std::uint32_t>* run = nullptr;
-    std::uint32_t last = 0;
-    for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i) {
-      if (gpu_node_of[i] == kNone) continue;
-      if (!run || rs.gpu_ops[i].pid != last) {
-        last = rs.gpu_ops[i].pid;
-        run = &ops_by_end[last];
-      }
-      run->push_back(static_cast<std::uint32_t>(i));
-    }
-  }
-  for (auto& [pid, v] : ops_by_end) sort_ops_by(v, [&](std::uint32_t x) { return rs.gpu_ops[x].end_ns; });
-  auto launch_time = [&](std::size_t op_index) {
-    const auto& op = rs.gpu_ops[op_index];
-    return api_for_op[op_index] == kNone ? op.start_ns : rs.api_calls[api_for_op[op_index]].start_ns;
-  };
+  // The join is the latest-ending op of its process that ended before the wait ended and
+  // whose launch (or start) came before the wait began.
+  auto launch_time = [&](std::size_t op_index) { return launch_time_of(rs, api_for_op, op_index); };
 
-  auto add_join = [&](std::uint32_t wait, std::uint32_t from) {
+  auto add_join = [&](std::uint32_t wait, std::uint32_t from, EdgeKind kind) {
     ReplayNode& w = b.g.nodes[wait];
     const std::int64_t src_end = b.g.nodes[from].end_ns;
     if (src_end > w.end_ns + kTolNs) { ++b.g.dropped_backward_edges; return false; }
@@ -539,10 +680,29 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     // source" (weight 0: a wake-up weight measured from a source that ended long before the
     // wait began would pin the wait's end to its recorded time in every replay).
     const bool binding = src_end > w.start_ns;
-    b.add_edge(wait, from, binding ? w.end_ns - src_end : 0, true);
+    b.add_edge(wait, from, binding ? w.end_ns - src_end : 0, true, kind);
     if (binding) w.base_ns = 0;
     return true;
   };
+
+  // Implicit waits: joined to the op they waited for (found before the lanes were cut).
+  for (HostInput& h : hosts) {
+    for (std::size_t k = 0; k < h.implicit.size(); ++k) {
+      const std::uint32_t id = h.implicit_node[k];
+      const ImplicitWait& w = h.implicit[k];
+      if (id == kNone || gpu_node_of[w.op] == kNone) continue;
+      if (!add_join(id, gpu_node_of[w.op], w.kind)) { ++b.g.unlinked_waits; continue; }
+      ++b.g.linked_waits;
+      const std::int64_t len = b.g.nodes[id].end_ns - b.g.nodes[id].start_ns;
+      if (w.kind == EdgeKind::QueueFull) {
+        ++b.g.queue_full_waits;
+        b.g.queue_full_wait_ns += len;
+      } else {
+        ++b.g.implicit_sync_waits;
+        b.g.implicit_sync_wait_ns += len;
+      }
+    }
+  }
 
   // Produce / consume look-ups: item -> (host lane, ts) of produce and of consume.
   std::unordered_map<std::int64_t, std::vector<std::pair<std::uint32_t, std::int64_t>>> produce_of;
@@ -556,9 +716,16 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
 
   for (std::uint32_t hl = 0; hl < hosts.size(); ++hl) {
     const Lane* lane = hosts[hl].timeline_lane == kNone ? nullptr : &tl.lanes[hosts[hl].timeline_lane];
+    std::size_t next_implicit = 0;  // implicit waits (linked above) come in node order
+    const std::vector<std::uint32_t>& implicit_nodes = hosts[hl].implicit_node;
     for (std::uint32_t id = b.lane_nodes[hl].first; id < b.lane_nodes[hl].last; ++id) {
       ReplayNode& n = b.g.nodes[id];
       if (n.kind != NodeKind::Wait || n.end_ns == n.start_ns) continue;  // zero-length: consume joins below
+      while (next_implicit < implicit_nodes.size() && (implicit_nodes[next_implicit] == kNone || implicit_nodes[next_implicit] < id))
+        ++next_implicit;
+      if (next_implicit < implicit_nodes.size() && implicit_nodes[next_implicit] == id) {
+        continue;  // an implicit wait: joined above (or kept at its recorded length)
+      }
       bool linked = false;
       if (n.stage == kLabelGpuWait) {
         auto it = ops_by_end.find(hosts[hl].pid);
@@ -569,7 +736,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
           for (int k = 0; k < 64 && pos != v.begin(); ++k) {
             --pos;
             if (launch_time(*pos) <= n.start_ns + kTolNs) {
-              linked = add_join(id, gpu_node_of[*pos]);
+              linked = add_join(id, gpu_node_of[*pos], EdgeKind::Completion);
               if (linked) ++b.g.gpu_joins;
               break;
             }
@@ -594,7 +761,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
               if (pr.second <= c->ts_ns + kTolNs && (!best || pr.second > best->second)) best = &pr;
             if (best) {
               const std::uint32_t from = b.node_ending_at(best->first, best->second);
-              if (from != kNone && from != id) linked = add_join(id, from);
+              if (from != kNone && from != id) linked = add_join(id, from, EdgeKind::ProduceConsume);
             }
           }
         } else if (p) {
@@ -604,7 +771,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
           if (it != consumes_by_ts.begin()) {
             --it;
             const std::uint32_t from = b.node_ending_at(it->second, it->first);
-            if (from != kNone && from != id && b.g.nodes[from].end_ns <= n.end_ns + kTolNs) linked = add_join(id, from);
+            if (from != kNone && from != id && b.g.nodes[from].end_ns <= n.end_ns + kTolNs) linked = add_join(id, from, EdgeKind::ProduceConsume);
           }
         }
       }
@@ -633,7 +800,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       const std::uint32_t from = best ? b.node_ending_at(best->first, best->second) : kNone;
       if (from == kNone || from == to) continue;
       if (b.g.nodes[from].end_ns > m.ts_ns + kTolNs) { ++b.g.dropped_backward_edges; continue; }
-      b.add_edge(to, from, std::min<std::int64_t>(0, m.ts_ns - b.g.nodes[from].end_ns), true);
+      b.add_edge(to, from, std::min<std::int64_t>(0, m.ts_ns - b.g.nodes[from].end_ns), true, EdgeKind::ProduceConsume);
     }
   }
 
@@ -672,8 +839,9 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     for (std::uint32_t i = v.first + 1; i < v.last; ++i) {
       ReplayEdge& e = b.g.edges[--begin[i + 1]];
       e.from = i - 1;
-      e.to = i & 0x7fffffffu;
+      e.to = i & kMaxReplayNodes;
       e.weight_ns = b.g.nodes[i].start_ns - b.g.nodes[i - 1].end_ns;
+      e.kind = static_cast<std::uint32_t>(EdgeKind::ProgramOrder);
       e.join = 0;
     }
   release(b.lane_nodes);

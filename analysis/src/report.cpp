@@ -29,7 +29,8 @@ std::string pct(double f) {
 }
 
 // Report::work_per_step_ns (see report.hpp).
-std::vector<double> work_per_step(const ReplayGraph& g, const Timeline& tl, const StepSelection& sel) {
+std::vector<double> work_per_step(const ReplayGraph& g, const Timeline& tl, const StepSelection& sel,
+                                  std::vector<double>& host_out) {
   const Lane& drv = tl.lanes[sel.driving_lane];
   std::vector<std::int64_t> items;  // consumed on the driving lane in the window
   for (const auto& m : drv.consumes)
@@ -53,12 +54,17 @@ std::vector<double> work_per_step(const ReplayGraph& g, const Timeline& tl, cons
   const std::size_t other = g.stage_names.size();
   // Host work is divided by the number of host threads that did the stage's work (its
   // parallelism), so that "4 loader threads instead of 1" reads as a 4x faster loader stage.
-  std::vector<double> host(other, 0.0), gpu(other, 0.0);
+  std::vector<double> host(other, 0.0), gpu(other, 0.0), launch(other, 0.0);
   std::vector<std::vector<char>> lanes_with(other, std::vector<char>(g.lanes.size(), 0));
   for (const ReplayNode& n : g.nodes) {
-    if ((n.kind != NodeKind::Work && n.kind != NodeKind::GpuOp) || n.stage < 0 ||
+    if ((n.kind != NodeKind::Work && n.kind != NodeKind::GpuOp && n.kind != NodeKind::Launch) || n.stage < 0 ||
         static_cast<std::size_t>(n.stage) >= other)
       continue;
+    if (n.kind == NodeKind::Launch) {  // launch calls: the host part of a GPU stage
+      const std::int64_t a = std::max(n.start_ns, sel.window.start_ns), e = std::min(n.end_ns, sel.window.end_ns);
+      if (e > a) launch[static_cast<std::size_t>(n.stage)] += static_cast<double>(e - a);
+      continue;
+    }
     const ReplayLane& lane = g.lanes[n.lane];
     const Interval w = lane.gpu ? sel.window : span[lane.timeline_lane];
     const std::int64_t a = std::max(n.start_ns, w.start_ns), e = std::min(n.end_ns, w.end_ns);
@@ -72,7 +78,10 @@ std::vector<double> work_per_step(const ReplayGraph& g, const Timeline& tl, cons
     }
   }
   std::vector<double> out(other, 0.0);
+  host_out.assign(other, 0.0);
   for (std::size_t k = 0; k < other; ++k) {
+    if (k < g.stage_on_gpu.size() && g.stage_on_gpu[k])
+      host_out[k] = (host[k] + launch[k]) / static_cast<double>(sel.steps.size());
     std::size_t threads = 0;
     for (char c : lanes_with[k]) threads += c ? 1 : 0;
     // A stage with GPU operations is measured by its GPU work (what a factor scales in the
@@ -130,8 +139,8 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
                   idle.idle_waits, idle.idle_ns / 1e6);
     r.notes.push_back(buf);
   }
-  std::vector<double> per_step;
-  if (sel.has_steps) per_step = work_per_step(*g, tl, sel);
+  std::vector<double> per_step, host_per_step;
+  if (sel.has_steps) per_step = work_per_step(*g, tl, sel, host_per_step);
   release(tl.lanes);
   release(tl.lane_of);
   release(op_stages);
@@ -169,6 +178,7 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
   if (sum > 0)
     for (double& x : e.exposed_ns) x *= wall / sum;
   r.work_per_step_ns = std::move(per_step);
+  r.host_work_per_step_ns = std::move(host_per_step);
   e.waits = r.driving_view.waits;
   e.bounds = cp.unlinked_waits_on_path > 0;
   r.exposure = std::move(e);
@@ -203,27 +213,48 @@ StageRules rules_for(const format::Profile& profile, const AnalysisOptions& opti
   return StageRules(std::move(rules), options.step_name);
 }
 
-std::string verdict_line(const std::vector<StageRow>& stages, bool per_step) {
-  struct Group { std::string label, what; double share = 0; std::vector<const StageRow*> rows; };
+std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, double launch_fraction) {
+  struct Group { std::string label, what; double share = 0; std::vector<std::pair<std::string, double>> rows; };
   std::vector<Group> groups = {{"input", "data loading", 0, {}},
                                {"transfer", "host-device copying", 0, {}},
                                {"compute", "GPU compute", 0, {}},
-                               {"communication", "communication", 0, {}}};
+                               {"communication", "communication", 0, {}},
+                               {"launch", "host time launching GPU work", 0, {}}};
   auto group_of = [&](const std::string& name) -> Group& {
     if (name == "disk_io" || name == "cpu_preprocess") return groups[0];
     if (name == "h2d" || name == "d2h") return groups[1];
     if (name == "gpu_compute") return groups[2];
     if (name == "communication") return groups[3];
+    for (std::size_t i = 5; i < groups.size(); ++i)
+      if (groups[i].label == name) return groups[i];
     groups.push_back({name, "'" + name + "'", 0, {}});
     return groups.back();
   };
+  Group& launch = groups[4];
   double other = 0;
   for (const auto& s : stages) {
     if (s.is_other) { other = s.fraction; continue; }
     if (s.fraction <= 0) continue;
-    Group& g = group_of(s.name);
-    g.share += s.fraction;
-    g.rows.push_back(&s);
+    // A stage with GPU operations: its GPU part is the stage's, its host part (work and launch
+    // calls inside its ranges) is host overhead that a faster GPU does not shorten.
+    const double whole = s.exposed_host_ns + s.exposed_gpu_ns;
+    const double gpu_share = s.on_gpu && whole > 0 ? s.fraction * s.exposed_gpu_ns / whole : s.fraction;
+    const double host_share = s.fraction - gpu_share;
+    if (gpu_share > 0) {
+      Group& g = group_of(s.name);
+      g.share += gpu_share;
+      g.rows.push_back({s.name, gpu_share});
+    }
+    if (host_share > 0) {
+      launch.share += host_share;
+      launch.rows.push_back({s.name + " host part", host_share});
+    }
+  }
+  launch_fraction = std::clamp(launch_fraction, 0.0, other);
+  if (launch_fraction > 0) {
+    launch.share += launch_fraction;
+    launch.rows.push_back({"launch calls", launch_fraction});
+    other -= launch_fraction;
   }
   const Group* top = nullptr;
   for (const auto& g : groups)
@@ -236,11 +267,15 @@ std::string verdict_line(const std::vector<StageRow>& stages, bool per_step) {
   if (top->rows.size() > 1) {
     detail = " (";
     for (std::size_t i = 0; i < top->rows.size(); ++i)
-      detail += (i ? ", " : "") + top->rows[i]->name + " " + pct(top->rows[i]->fraction);
+      detail += (i ? ", " : "") + top->rows[i].first + " " + pct(top->rows[i].second);
     detail += ")";
   }
-  if (top->share >= 0.3)
+  if (top->share >= 0.3) {
+    if (top == &launch)
+      return "launch bound (host overhead): " + pct(top->share) + of + " is exposed " + top->what + detail +
+             "; a faster GPU shortens none of it";
     return top->label + " bound: " + pct(top->share) + of + " is exposed " + top->what + detail;
+  }
   return "no dominant stage: the largest exposed share is " + top->what + " at " + pct(top->share) + detail;
 }
 
@@ -289,6 +324,16 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
       StageStats st;
       for (const auto& span : r.exposure.span_exposed) st.add(span[i]);
       row.per_step_exposed_ns = st.summary();
+    }
+    row.on_gpu = !row.is_other && r.graph && i < r.graph->stage_on_gpu.size() && r.graph->stage_on_gpu[i];
+    row.exposed_host_ns = row.exposed_ns;
+    if (row.on_gpu && r.exposed_basis == "critical_path" && r.path.exposed_ns[i] > 0) {
+      const double scale = row.exposed_ns / r.path.exposed_ns[i];  // the exposure's rescaling
+      row.exposed_host_ns = std::min(row.exposed_ns, r.path.host_exposed_ns[i] * scale);
+      row.exposed_gpu_ns = row.exposed_ns - row.exposed_host_ns;
+    } else if (row.on_gpu) {
+      row.exposed_host_ns = 0;
+      row.exposed_gpu_ns = row.exposed_ns;
     }
     if (!row.is_other) {
       const double p = std::clamp(row.fraction, 0.0, 1.0);
@@ -365,7 +410,13 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
 
   for (const auto& d : rs.diagnostics)
     r.diagnostics.push_back({d.pid, rs.str(d.key), d.count, rs.str(d.detail)});
-  r.verdict = verdict_line(r.stages, sel.has_steps);
+  double launch_fraction = 0;
+  if (r.exposed_basis == "critical_path" && wall > 0) {
+    double path_sum = 0;
+    for (double x : r.path.exposed_ns) path_sum += x;
+    if (path_sum > 0) launch_fraction = r.path.launch_ns / path_sum;
+  }
+  r.verdict = verdict_line(r.stages, sel.has_steps, launch_fraction);
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/report.hpp"
 
 namespace amdahl::analysis {
@@ -52,6 +53,11 @@ nlohmann::json report_to_json(const Report& r) {
       o["amdahl"] = {{"2x", num(s.speedup_2x)}, {"4x", num(s.speedup_4x)}, {"10x", num(s.speedup_10x)},
                      {"limit", num(s.speedup_limit)}};
       if (r.gpu.present) o["gpu_busy_ns"] = s.gpu_busy_ns;
+      o["on_gpu"] = s.on_gpu;
+      if (s.on_gpu) {  // the host part and the GPU part of its exposed time
+        o["exposed_host_ns"] = ns(s.exposed_host_ns);
+        o["exposed_gpu_ns"] = ns(s.exposed_gpu_ns);
+      }
     }
     stages.push_back(std::move(o));
   }
@@ -85,7 +91,14 @@ nlohmann::json report_to_json(const Report& r) {
                                      {"linked_waits", g.linked_waits}, {"unlinked_waits", g.unlinked_waits},
                                      {"gpu_joins", g.gpu_joins},
                                      {"dropped_backward_edges", g.dropped_backward_edges},
-                                     {"inferred_stream_edges", g.inferred_stream_edges}}}};
+                                     {"inferred_stream_edges", g.inferred_stream_edges},
+                                     {"queue_full_waits", g.queue_full_waits},
+                                     {"queue_full_wait_ns", g.queue_full_wait_ns},
+                                     {"implicit_sync_waits", g.implicit_sync_waits},
+                                     {"implicit_sync_wait_ns", g.implicit_sync_wait_ns},
+                                     {"queue_depth", g.queue_depth},
+                                     {"event_joins", g.event_joins}}}};
+    j["critical_path"]["explanation"] = path_explanation_to_json(explain_path(g, r.path));
   }
 
   const auto& w = r.exposure.waits;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/report.hpp"
 
 namespace amdahl::analysis {
@@ -57,7 +58,15 @@ std::string report_to_text(const Report& r, bool with_notes) {
     }
     out += buf;
   }
+  for (const auto& s : r.stages)
+    if (s.on_gpu && s.exposed_ns > 0 && s.exposed_host_ns > 0) {
+      const double wall = static_cast<double>(r.wall_ns);
+      std::snprintf(buf, sizeof buf, "  %s: GPU part %.1f%%, host part %.1f%% (its ranges' host work: what a faster GPU does not shorten)\n",
+                    s.name.c_str(), 100.0 * s.exposed_gpu_ns / wall, 100.0 * s.exposed_host_ns / wall);
+      out += buf;
+    }
   out += "\nverdict: " + r.verdict + "\n";
+  if (r.graph && r.exposed_basis == "critical_path") out += explain_path(*r.graph, r.path).text + "\n";
   if (r.steps > 1) {
     std::snprintf(buf, sizeof buf, "step time: mean %.3f ms, median %.3f ms, p95 %.3f ms, stddev %.3f ms\n",
                   r.step_ns.mean / 1e6, r.step_ns.median / 1e6, r.step_ns.p95 / 1e6, r.step_ns.stddev / 1e6);

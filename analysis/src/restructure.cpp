@@ -167,17 +167,17 @@ RestructuredGraph redistribute_loaders(const ReplayGraph& g, const LoaderWorkers
       // Program order between two items of an old loader lane: gone (the new lanes chain them).
       if (k != kNone && !ed.join && fk != k && g.nodes[ed.from].lane == g.nodes[i].lane) continue;
       if (get_wait && ed.join && g.nodes[ed.from].lane == drv) { joined_to_driver = true; continue; }
-      in[i].push_back(make_edge(ed.from, i, ed.weight_ns, ed.join != 0));
+      in[i].push_back(make_edge(ed.from, i, ed.weight_ns, ed.join != 0, ed.edge_kind()));
     }
     if (get_wait && joined_to_driver) {
-      if (k >= ahead) in[i].push_back(make_edge(items[k - ahead].consume, i, 0, true));
+      if (k >= ahead) in[i].push_back(make_edge(items[k - ahead].consume, i, 0, true, EdgeKind::Structural));
       ng.nodes[i].base_ns = 0;
     }
   }
   for (std::size_t k = 0; k < items.size(); ++k) {
     const std::uint32_t first = items[k].nodes.front();
-    if (k >= o.workers) in[first].push_back(make_edge(items[k - o.workers].nodes.back(), first, 0, false));
-    else in[first].push_back(make_edge(anchor_id, first, 0, false));
+    if (k >= o.workers) in[first].push_back(make_edge(items[k - o.workers].nodes.back(), first, 0, false, EdgeKind::Structural));
+    else in[first].push_back(make_edge(anchor_id, first, 0, false, EdgeKind::Structural));
   }
   set_incoming(ng, in);
   ng.stage_names = g.stage_names;
@@ -363,20 +363,20 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
       const std::uint32_t b = batch_of[i];
       if (b != kNone && i == batches[b].front() && batch_of[ed.from] != b && g.nodes[ed.from].lane == drv && !ed.join) {
         // The driving lane's edge into the batch: now into the batch's wait.
-        in[wait_of[b]].push_back(make_edge(source(ed.from, wait_of[b]), wait_of[b], ed.weight_ns, false));
-        if (b == 0) in[anchor_id].push_back(make_edge(source(ed.from, anchor_id), anchor_id, ed.weight_ns, false));
+        in[wait_of[b]].push_back(make_edge(source(ed.from, wait_of[b]), wait_of[b], ed.weight_ns, false, ed.edge_kind()));
+        if (b == 0) in[anchor_id].push_back(make_edge(source(ed.from, anchor_id), anchor_id, ed.weight_ns, false, ed.edge_kind()));
         continue;
       }
-      in[i].push_back(make_edge(source(ed.from, i), i, ed.weight_ns, ed.join != 0));
+      in[i].push_back(make_edge(source(ed.from, i), i, ed.weight_ns, ed.join != 0, ed.edge_kind()));
     }
   }
   const std::size_t ahead = o.prefetch * o.workers;
   for (std::size_t k = 0; k < nb; ++k) {
     const std::uint32_t first = batches[k].front(), last = batches[k].back();
-    if (k >= o.workers) in[first].push_back(make_edge(batches[k - o.workers].back(), first, 0, false));
-    if (k >= ahead) in[first].push_back(make_edge(wait_of[k - ahead], first, 0, false));
-    else in[first].push_back(make_edge(anchor_id, first, 0, false));
-    in[wait_of[k]].push_back(make_edge(last, wait_of[k], 0, true));
+    if (k >= o.workers) in[first].push_back(make_edge(batches[k - o.workers].back(), first, 0, false, EdgeKind::Structural));
+    if (k >= ahead) in[first].push_back(make_edge(wait_of[k - ahead], first, 0, false, EdgeKind::Structural));
+    else in[first].push_back(make_edge(anchor_id, first, 0, false, EdgeKind::Structural));
+    in[wait_of[k]].push_back(make_edge(last, wait_of[k], 0, true, EdgeKind::Structural));
   }
   set_incoming(ng, in);
 

@@ -107,6 +107,20 @@ Validation validate_runs(const Report& base, const Report& improved, const Valid
         requests.push_back({c.stage, c.factor});
       }
     }
+    // The host part of a GPU stage: measured and scaled apart from its GPU part.
+    const auto idx = static_cast<std::size_t>(&s - base.stages.data());
+    const StageRow* is = improved.find_stage(s.name);
+    const auto iidx = is ? static_cast<std::size_t>(is - improved.stages.data()) : improved.stages.size();
+    if (s.on_gpu && idx < base.host_work_per_step_ns.size() && base.host_work_per_step_ns[idx] > 0 &&
+        iidx < improved.host_work_per_step_ns.size() && improved.host_work_per_step_ns[iidx] > 0) {
+      c.host_base_ms_per_step = base.host_work_per_step_ns[idx] / 1e6;
+      c.host_improved_ms_per_step = improved.host_work_per_step_ns[iidx] / 1e6;
+      c.host_factor = c.host_base_ms_per_step / c.host_improved_ms_per_step;
+      if (options.all_stages || std::abs(c.host_factor - 1.0) >= options.min_change) {
+        c.host_used = true;
+        requests.push_back({c.stage, c.host_factor, true});
+      }
+    }
     v.stages.push_back(std::move(c));
   }
   for (const auto& s : improved.stages)
@@ -169,10 +183,15 @@ nlohmann::json validation_to_json(const Report& base, const Report& improved, co
                      {"after", share(v.bottleneck_after)},
                      {"moved", v.bottleneck_before.stage != v.bottleneck_after.stage}};
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& c : v.stages)
-    rows.push_back({{"name", c.stage}, {"base_ms_per_step", c.base_ms_per_step},
-                    {"improved_ms_per_step", c.improved_ms_per_step}, {"factor", num(c.factor)},
-                    {"used", c.used}, {"why_not", c.why}});
+  for (const auto& c : v.stages) {
+    nlohmann::json row = {{"name", c.stage}, {"base_ms_per_step", c.base_ms_per_step},
+                          {"improved_ms_per_step", c.improved_ms_per_step}, {"factor", num(c.factor)},
+                          {"used", c.used}, {"why_not", c.why}};
+    if (c.host_factor > 0)  // a GPU stage: factor is its GPU part's, this its host part's
+      row["host"] = {{"base_ms_per_step", c.host_base_ms_per_step}, {"improved_ms_per_step", c.host_improved_ms_per_step},
+                     {"factor", num(c.host_factor)}, {"used", c.host_used}};
+    rows.push_back(std::move(row));
+  }
   j["stages"] = std::move(rows);
   j["notes"] = v.notes;
   return j;
@@ -192,6 +211,11 @@ std::string validation_to_text(const Report& base, const Report& improved, const
                   c.improved_ms_per_step, std::isfinite(c.factor) ? c.factor : 0.0,
                   c.used ? "yes" : ("no: " + c.why).c_str());
     out += buf;
+    if (c.host_factor > 0) {
+      std::snprintf(buf, sizeof buf, "  %-14s %14.3f %14.3f %8.3fx  %s\n", "host part", c.host_base_ms_per_step,
+                    c.host_improved_ms_per_step, c.host_factor, c.host_used ? "yes" : "no: changed too little");
+      out += buf;
+    }
   }
   out += "\n";
   std::snprintf(buf, sizeof buf, "%-22s %9s %12s\n", "speedup", "value", "error");

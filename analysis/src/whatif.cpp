@@ -60,7 +60,12 @@ SpeedupRequest parse_speedup(std::string_view text) {
   const std::size_t eq = text.find('=');
   if (eq == std::string_view::npos)
     throw UsageError("bad --speedup '" + std::string(text) + "': expected STAGE=FACTOR, e.g. cpu_preprocess=2");
-  SpeedupRequest r{trimmed(text.substr(0, eq)), 0};
+  SpeedupRequest r{trimmed(text.substr(0, eq)), 0, false};
+  constexpr std::string_view kHost = ":host";
+  if (r.stage.size() > kHost.size() && r.stage.compare(r.stage.size() - kHost.size(), kHost.size(), kHost) == 0) {
+    r.stage.resize(r.stage.size() - kHost.size());
+    r.host = true;
+  }
   if (r.stage.empty()) throw UsageError("bad --speedup '" + std::string(text) + "': no stage before '='");
   r.factor = parse_factor(text.substr(eq + 1));
   return r;
@@ -112,7 +117,8 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
   w.target = target;
   const auto names = report.stage_names();
   std::set<std::string> seen;
-  std::vector<std::pair<std::size_t, double>> factors;  // stage index -> factor
+  struct Factor { std::size_t idx; double k; bool host; };
+  std::vector<Factor> factors;
   for (const auto& req : requests) {
     std::size_t idx = names.size();
     for (std::size_t i = 0; i < names.size(); ++i)
@@ -122,13 +128,25 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
       throw InputError("unknown stage '" + req.stage + "' in --speedup; known stages: " + known);
     }
-    if (!seen.insert(req.stage).second) throw UsageError("stage '" + req.stage + "' is given twice in --speedup");
-    factors.emplace_back(idx, req.factor);
+    const std::string key = req.host ? req.stage + ":host" : req.stage;
+    if (!seen.insert(key).second) throw UsageError("stage '" + key + "' is given twice in --speedup");
+    if (req.host && !report.stages[idx].on_gpu)
+      throw UsageError("'" + key + "': stage '" + req.stage + "' has no GPU operations; its host part is the stage (use " +
+                       req.stage + "=FACTOR)");
+    factors.push_back({idx, req.factor, req.host});
   }
+  // The classic projection scales a GPU stage's GPU part, or its host part: the share of the
+  // stage's exposed time that part holds.
+  auto part_share = [&](const Factor& f) {
+    const StageRow& s = report.stages[f.idx];
+    const double whole = s.exposed_host_ns + s.exposed_gpu_ns;
+    if (!s.on_gpu || whole <= 0) return 1.0;
+    return (f.host ? s.exposed_host_ns : s.exposed_gpu_ns) / whole;
+  };
   if (target && (!(*target > 0) || !std::isfinite(*target))) throw UsageError("--target must be a positive number");
   auto project = [&](const std::vector<double>& fractions) {
     std::vector<StageSpeedup> v;
-    for (const auto& [idx, f] : factors) v.push_back({std::clamp(fractions[idx], 0.0, 1.0), f});
+    for (const auto& f : factors) v.push_back({std::clamp(fractions[f.idx] * part_share(f), 0.0, 1.0), f.k});
     return amdahl_speedup(v);
   };
   std::vector<double> fractions;
@@ -169,9 +187,9 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
     }
   } else {
     const ReplayGraph& g = *report.graph;
-    std::vector<double> f(names.size(), 1.0);
-    for (const auto& [idx, k] : factors) f[idx] = k;
-    const ReplayResult rr = replay(g, f);
+    std::vector<double> f(names.size(), 1.0), hf(names.size(), 1.0);
+    for (const auto& x : factors) (x.host ? hf : f)[x.idx] = x.k;
+    const ReplayResult rr = replay(g, f, hf);
     w.simulation_implemented = true;
     w.simulated_wall_ns = static_cast<double>(rr.window_ns);
     w.simulated_speedup = rr.window_ns > 0 ? static_cast<double>(report.wall_ns) / w.simulated_wall_ns
@@ -208,7 +226,7 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
       std::string what;
       for (const auto& r : requests) {
         char buf[96];
-        std::snprintf(buf, sizeof buf, "%s%s %gx", what.empty() ? "" : " and ", r.stage.c_str(), r.factor);
+        std::snprintf(buf, sizeof buf, "%s%s%s %gx", what.empty() ? "" : " and ", r.stage.c_str(), r.host ? ":host" : "", r.factor);
         what += buf;
       }
       w.bottleneck_line = bottleneck_line("after " + what, w, of);
@@ -223,7 +241,7 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
     if (b.unlinked_waits_on_path > 0) {
       b.any = true;
       bool faster = false, slower = false;
-      for (const auto& [idx, k] : factors) (k >= 1 ? faster : slower) = true;
+      for (const auto& x : factors) (x.k >= 1 ? faster : slower) = true;
       b.direction = faster && slower ? "unknown" : (slower ? "upper" : "lower");
       const std::string dir = b.direction == "unknown" ? "bound" : b.direction + " bound";
       b.projections = {"simulated_speedup (" + dir + ")", "simulated_interval (" + dir + ")",

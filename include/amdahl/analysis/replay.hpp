@@ -36,21 +36,44 @@ struct ReplayNode {
 };
 static_assert(sizeof(ReplayNode) == 32);
 
+// Why an edge exists (docs/analysis.md, "Replay rules"): what the report says holds the path.
+enum class EdgeKind : std::uint8_t {
+  ProgramOrder = 0,  // the next node of the same host thread or GPU stream
+  Launch,            // API call -> the GPU op it launched
+  Completion,        // GPU op -> the explicit blocking sync (cudaStreamSynchronize...) that waited for it
+  QueueFull,         // GPU op -> a launch call blocked on a full launch queue (freed by that op's retirement)
+  ImplicitSync,      // GPU op -> a non-sync call that waited for it (pageable copy, cudaFree, allocator)
+  Event,             // the op before a cudaEventRecord -> the wait on that event (exact, from event records)
+  ProduceConsume,    // produce mark -> consume of the same item; consume -> a producer blocked on a full queue
+  Inferred,          // inferred: a cross-stream wait with no event record, a helper thread's idle gap
+  Structural,        // added by a structural what-if (restructure.hpp)
+};
+inline constexpr std::size_t kEdgeKinds = 9;
+const char* edge_kind_name(EdgeKind k);
+
+// The most nodes a graph can hold (node ids in an edge's `to` have 27 bits).
+inline constexpr std::uint32_t kMaxReplayNodes = (1u << 27) - 1;
+
 // `to` may start (Work/Launch/GpuOp) or end (Wait) no earlier than `from` ends + weight_ns.
 // 16 bytes: a 10-million-event profile has ~20 million edges.
 struct ReplayEdge {
   std::int64_t weight_ns = 0;
   std::uint32_t from = 0;
-  std::uint32_t to : 31 = 0;
+  std::uint32_t to : 27 = 0;
+  std::uint32_t kind : 4 = 0;  // EdgeKind
   std::uint32_t join : 1 = 0;  // 1: constrains the end of a Wait node; 0: the start of `to`
+  EdgeKind edge_kind() const { return static_cast<EdgeKind>(kind); }
 };
+static_assert(sizeof(ReplayEdge) == 16);
 
 // The edge `from` -> `to` (see ReplayEdge), built in one place.
-inline ReplayEdge make_edge(std::uint32_t from, std::uint32_t to, std::int64_t weight_ns, bool join) {
+inline ReplayEdge make_edge(std::uint32_t from, std::uint32_t to, std::int64_t weight_ns, bool join,
+                            EdgeKind kind) {
   ReplayEdge e;
   e.weight_ns = weight_ns;
   e.from = from;
-  e.to = to & 0x7fffffffu;
+  e.to = to & kMaxReplayNodes;
+  e.kind = static_cast<std::uint32_t>(kind) & 0xfu;
   e.join = join ? 1u : 0u;
   return e;
 }
@@ -85,6 +108,14 @@ struct ReplayGraph {
   // ended just before on another stream of the device (a cross-stream event wait, inferred:
   // CUPTI's activity records do not say which event an op waited for).
   std::size_t inferred_stream_edges = 0;
+  // Implicit waits (docs/analysis.md): non-sync CUDA calls that blocked until a GPU op retired,
+  // each cut into its typical cost (Launch) and the rest (a Wait joined to that op).
+  std::size_t queue_full_waits = 0;     // launch calls blocked on a full launch queue
+  std::int64_t queue_full_wait_ns = 0;
+  std::size_t implicit_sync_waits = 0;  // copies, memsets, frees, allocations that waited for the GPU
+  std::int64_t implicit_sync_wait_ns = 0;
+  std::size_t queue_depth = 0;          // median ops in flight when a launch call blocked (0: none)
+  std::size_t event_joins = 0;          // waits joined to their exact event record
   // Per stage: 1 when the stage has GPU operations. Such a stage is made faster on the GPU: a
   // factor scales its GPU operations, not the host time inside its ranges (launching, library
   // host code), which a faster GPU does not shorten.
@@ -117,13 +148,26 @@ struct ReplayResult {
 };
 
 // factors[stage] > 0: that stage's work and GPU ops take duration / factor. Missing entries: 1.
-ReplayResult replay(const ReplayGraph& graph, const std::vector<double>& factors);
+// A stage with GPU operations (stage_on_gpu) is made faster on the GPU only: its host part
+// (work and launch calls inside its ranges) is scaled by host_factors[stage] (missing: 1).
+ReplayResult replay(const ReplayGraph& graph, const std::vector<double>& factors,
+                    const std::vector<double>& host_factors = {});
 
 struct CriticalPath {
   // Time on the critical path per stage, then `other` last (index stage_names.size()); sums to
   // the window length.
   std::vector<double> exposed_ns;
   std::vector<std::vector<double>> span_exposed;  // [span][stage or other]
+  // The host part of stages with GPU operations (their host work on the path; included in
+  // exposed_ns), per stage, `other` last (always 0).
+  std::vector<double> host_exposed_ns;
+  // What the path is made of: time per lane (GPU streams and host threads, index into
+  // ReplayGraph::lanes), launch-call time (in `other`), and per edge kind the edges it crossed
+  // and the time charged on them (launch latency, wake-ups, delays).
+  std::vector<double> lane_ns;
+  double launch_ns = 0;
+  std::size_t edge_count[kEdgeKinds] = {};
+  double edge_ns[kEdgeKinds] = {};
   std::size_t nodes_on_path = 0;
   std::size_t lane_switches = 0;
   // Waits on the path whose end no join explains (no produce/consume or GPU link): they keep

@@ -34,6 +34,11 @@ struct StageRow {
   bool canonical = false;
   bool is_other = false;
   double exposed_ns = 0, total_ns = 0, hidden_ns = 0, fraction = 0;
+  // A stage with GPU operations: its exposed time split into the host part (work and launch
+  // calls inside its ranges on the path) and the GPU part (its operations on the path). A host
+  // stage has exposed_host_ns = exposed_ns and exposed_gpu_ns = 0.
+  double exposed_host_ns = 0, exposed_gpu_ns = 0;
+  bool on_gpu = false;
   StatsSummary per_step_exposed_ns;  // over the analysed step spans
   double speedup_2x = 1, speedup_4x = 1, speedup_10x = 1, speedup_limit = 1;
   std::int64_t gpu_busy_ns = 0;
@@ -72,6 +77,9 @@ struct Report {
   // is divided by the number of threads that did it (4 loaders instead of 1 read as a 4x faster
   // stage). What `validate` compares between runs. Empty without a graph or steps.
   std::vector<double> work_per_step_ns;
+  // Per stage with GPU operations, its host part per analysed step (work and launch calls in
+  // its ranges on every host thread), which a faster GPU does not shorten; 0 for other stages.
+  std::vector<double> host_work_per_step_ns;
   GpuSummary gpu;
   std::string verdict;
   std::vector<std::string> notes;
@@ -93,8 +101,9 @@ Report analyze(const format::Profile& profile, const AnalysisOptions& options = 
 // peak memory of the replays (the profile is left with its meta, strings and small tables).
 Report analyze(format::Profile&& profile, const AnalysisOptions& options = {});
 
-// The verdict line from the stage rows (thresholds: docs/analysis.md).
-std::string verdict_line(const std::vector<StageRow>& stages, bool per_step);
+// The verdict line from the stage rows (thresholds: docs/analysis.md). `launch_fraction`: the
+// share of the window the critical path spends in CUDA launch calls (part of `other`).
+std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, double launch_fraction = 0);
 
 nlohmann::json report_to_json(const Report& report);
 std::string report_to_text(const Report& report);

@@ -30,6 +30,11 @@ struct StageChange {
   double factor = 1;                // base / improved (measured)
   bool used = false;                // passed to the predictions
   std::string why;                  // why not used
+  // A stage with GPU operations: factor is its GPU part's; its host part (work and launch calls
+  // in its ranges) is measured and used apart (host_factor 0: not a GPU stage).
+  double host_base_ms_per_step = 0, host_improved_ms_per_step = 0;
+  double host_factor = 0;
+  bool host_used = false;
 };
 
 struct Validation {

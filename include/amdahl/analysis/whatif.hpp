@@ -24,9 +24,14 @@ double parse_factor(std::string_view text);
 struct SpeedupRequest {
   std::string stage;
   double factor = 1;
+  // The host part of a stage with GPU operations (its work and launch calls on the host),
+  // which a faster GPU does not shorten; false: the stage itself (its GPU part when it has GPU
+  // operations).
+  bool host = false;
 };
 
-// "STAGE=FACTOR". Throws UsageError on bad syntax.
+// "STAGE=FACTOR", or "STAGE:host=FACTOR" for the host part of a GPU stage. Throws UsageError on
+// bad syntax.
 SpeedupRequest parse_speedup(std::string_view text);
 
 struct TargetRow {
