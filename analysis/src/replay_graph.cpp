@@ -301,6 +301,72 @@ std::int64_t launch_time_of(const format::RecordSet& rs, const std::vector<std::
   return api_for_op[op] == kNone ? rs.gpu_ops[op].start_ns : rs.api_calls[api_for_op[op]].start_ns;
 }
 
+// Exact event joins from the profile's event records (CUPTI CUDA_EVENT records, one per
+// cudaEventRecord): the GPU work an event stands for is the last op launched on its stream
+// before the record call. A cudaEventSynchronize waits for that op (keyed by the host thread and
+// the sync call's start); the first op launched on a stream after a cudaStreamWaitEvent on it
+// starts after that op.
+struct EventLinks {
+  std::map<std::pair<LaneKey, std::int64_t>, std::uint32_t> sync_op;  // (pid, tid), call start -> op
+  std::unordered_map<std::uint32_t, std::uint32_t> stream_wait_op;     // waiting op -> event's op
+};
+
+EventLinks event_links(const format::RecordSet& rs, const std::vector<std::uint32_t>& api_for_op) {
+  EventLinks out;
+  if (rs.event_records.empty() || rs.syncs.empty()) return out;
+  // API calls by (pid, correlation id), for the calls the event records and syncs name.
+  std::unordered_map<std::uint64_t, std::uint32_t> api_of;
+  auto key = [](std::uint32_t pid, std::uint32_t corr) { return (static_cast<std::uint64_t>(pid) << 32) | corr; };
+  for (const auto& e : rs.event_records) api_of.emplace(key(e.pid, e.correlation_id), kNone);
+  for (const auto& y : rs.syncs) api_of.emplace(key(y.pid, y.correlation_id), kNone);
+  for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
+    auto it = api_of.find(key(rs.api_calls[i].pid, rs.api_calls[i].correlation_id));
+    if (it != api_of.end() && it->second == kNone) it->second = static_cast<std::uint32_t>(i);
+  }
+  // Per (pid, stream): ops with their launch call's start, sorted by it.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::pair<std::int64_t, std::uint32_t>>> launched;
+  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i)
+    if (api_for_op[i] != kNone && rs.gpu_ops[i].end_ns >= rs.gpu_ops[i].start_ns)
+      launched[{rs.gpu_ops[i].pid, rs.gpu_ops[i].stream}].push_back({rs.api_calls[api_for_op[i]].start_ns, static_cast<std::uint32_t>(i)});
+  for (auto& [k, v] : launched) std::sort(v.begin(), v.end());
+  // Per (pid, event): its records as (record call start, the op it stands for or kNone).
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::pair<std::int64_t, std::uint32_t>>> records;
+  for (const auto& e : rs.event_records) {
+    const std::uint32_t call = api_of[key(e.pid, e.correlation_id)];
+    if (call == kNone) continue;
+    const std::int64_t at = rs.api_calls[call].start_ns;
+    std::uint32_t op = kNone;
+    auto it = launched.find({e.pid, e.stream});
+    if (it != launched.end()) {
+      auto pos = std::lower_bound(it->second.begin(), it->second.end(), std::make_pair(at, std::uint32_t{0}));
+      if (pos != it->second.begin()) op = std::prev(pos)->second;
+    }
+    records[{e.pid, e.event}].push_back({at, op});
+  }
+  for (auto& [k, v] : records) std::sort(v.begin(), v.end());
+  for (const auto& y : rs.syncs) {
+    if (y.kind != format::SyncKind::EventSynchronize && y.kind != format::SyncKind::StreamWaitEvent) continue;
+    const std::uint32_t call = api_of[key(y.pid, y.correlation_id)];
+    auto rec = records.find({y.pid, y.event});
+    if (call == kNone || rec == records.end()) continue;
+    const auto& a = rs.api_calls[call];
+    // The latest record of the event made before this call.
+    auto pos = std::lower_bound(rec->second.begin(), rec->second.end(), std::make_pair(a.start_ns, std::uint32_t{0}));
+    if (pos == rec->second.begin()) continue;
+    const std::uint32_t op = std::prev(pos)->second;
+    if (op == kNone) continue;
+    if (y.kind == format::SyncKind::EventSynchronize) {
+      out.sync_op[{LaneKey{a.pid, a.tid}, a.start_ns}] = op;
+    } else if (y.stream != 0xffffffffu) {
+      auto it = launched.find({y.pid, y.stream});
+      if (it == launched.end()) continue;
+      auto next = std::lower_bound(it->second.begin(), it->second.end(), std::make_pair(a.end_ns, std::uint32_t{0}));
+      if (next != it->second.end()) out.stream_wait_op.emplace(next->second, op);
+    }
+  }
+  return out;
+}
+
 // Finds implicit waits (docs/analysis.md, "Implicit waits"): a non-blocking CUDA call that took
 // well over its typical cost while a GPU op of its process that was already queued (or that the
 // call itself launched) retired inside it, shortly before the call returned. The call is taken
@@ -427,6 +493,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   const std::vector<std::uint32_t>& api_for_op = computed.empty() ? tl.api_of_op : computed;
   static_assert(kNone == kNoApiCall);
   OpsByEnd ops_by_end = ops_by_end_per_pid(rs);
+  EventLinks events = event_links(rs, api_for_op);
 
   // API calls: launch calls (non-blocking) and the start of every call that launched GPU work.
   {
@@ -600,10 +667,10 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   constexpr std::int64_t kUnexplainedNs = 3000;
 
   // Stream order and launch edges, with the residual delay put on the binding edge.
-  // Up to three candidates per op (stream order, launch, inferred cross-stream wait).
+  // Up to four candidates per op (stream order, launch, event wait, inferred cross-stream wait).
   struct Cand { std::uint32_t from; std::int64_t weight; std::int64_t at; EdgeKind kind; };
   struct Cands {
-    Cand v[3];
+    Cand v[4];
     std::size_t n = 0;
     void push_back(const Cand& x) { v[n++] = x; }
     bool empty() const { return n == 0; }
@@ -636,6 +703,16 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
           launch_from = b.node_ending_at(last_api_host, api.start_ns);
           if (launch_from != kNone && b.g.nodes[launch_from].end_ns > api.start_ns) launch_from = kNone;
           if (launch_from != kNone) c.push_back({launch_from, launch_latency, b.g.nodes[launch_from].end_ns + launch_latency, EdgeKind::Launch});
+        }
+      }
+      if (!events.stream_wait_op.empty()) {  // the op waits, through cudaStreamWaitEvent, for an event's op
+        auto ev = events.stream_wait_op.find(i);
+        if (ev != events.stream_wait_op.end() && gpu_node_of[ev->second] != kNone) {
+          const std::uint32_t from = gpu_node_of[ev->second];
+          if (b.g.nodes[from].end_ns <= op.start_ns + kTolNs) {
+            c.push_back({from, 0, b.g.nodes[from].end_ns, EdgeKind::Event});
+            ++b.g.event_joins;
+          }
         }
       }
       std::int64_t explained = std::numeric_limits<std::int64_t>::min();
@@ -727,7 +804,15 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
         continue;  // an implicit wait: joined above (or kept at its recorded length)
       }
       bool linked = false;
-      if (n.stage == kLabelGpuWait) {
+      if (n.stage == kLabelGpuWait && !events.sync_op.empty()) {
+        auto ev = events.sync_op.find({LaneKey{hosts[hl].pid, hosts[hl].tid}, n.start_ns});
+        if (ev != events.sync_op.end() && gpu_node_of[ev->second] != kNone) {
+          linked = add_join(id, gpu_node_of[ev->second], EdgeKind::Event);
+          if (linked) { ++b.g.event_joins; ++b.g.gpu_joins; }
+        }
+      }
+      if (linked) {
+      } else if (n.stage == kLabelGpuWait) {
         auto it = ops_by_end.find(hosts[hl].pid);
         if (it != ops_by_end.end()) {
           const auto& v = it->second;
@@ -816,6 +901,8 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   release(consumes_by_ts);
   release(gpu_node_of);
   release(device_ops_by_end);
+  release(events.sync_op);
+  release(events.stream_wait_op);
   release(computed);
   if (inputs_read) inputs_read();  // tl, rs and op_stages are not read below
 

@@ -262,3 +262,86 @@ TEST_CASE("validate: the host part and the GPU part of a stage are measured and 
     }
   CHECK(host_row);
 }
+
+namespace {
+
+// Each step: host work, then a copy (h2d) and a kernel (gpu_compute) on stream 7, an event
+// recorded after them; before the next step the host waits (cudaEventSynchronize) on the event
+// recorded `back` steps earlier. With `records`, the profile has the event records that name
+// the exact op; without, the join is inferred.
+format::RecordSet simulate_event_wait(double h2d_scale, int back, bool records) {
+  Recorder r;
+  const format::StrId rec = r.add("cudaEventRecord"), esync = r.add("cudaEventSynchronize"), h2d = r.add("h2d");
+  const format::StrId copy = r.add("cudaMemcpyAsync");
+  const double host_us = 1000, copy_us = 3000 / h2d_scale, kernel_us = 2000, call_us = 5, lat_us = 4, wake_us = 2;
+  double t = 0, gpu_free = 0;
+  std::vector<double> event_done;  // per step: when its event's op ended
+  std::vector<std::uint32_t> event_corr;
+  const int steps = 30;
+  for (int s = 0; s < steps; ++s) {
+    const double step0 = t;
+    if (s >= back) {  // wait on the event of step s - back
+      const double done = event_done[static_cast<std::size_t>(s - back)];
+      const double call0 = t;
+      t = std::max(t + call_us, done + wake_us);
+      const std::uint32_t id = r.api(esync, call0, t);
+      format::SyncRec y;
+      y.pid = 1; y.kind = format::SyncKind::EventSynchronize; y.event = static_cast<std::uint32_t>(100 + (s - back) % 3);
+      y.correlation_id = id; y.start_ns = Recorder::ns(call0); y.end_ns = Recorder::ns(t);
+      r.rs.syncs.push_back(y);
+    }
+    r.range(r.pre, t, t + host_us, 1);
+    t += host_us;
+    r.range(h2d, t, t + call_us, 1);
+    const std::uint32_t c = r.api(copy, t, t + call_us);
+    double a = std::max(t + lat_us, gpu_free), b = a + copy_us;
+    r.op(c, format::GpuOpKind::Memcpy, a, b);
+    r.rs.gpu_ops.back().kind = format::GpuOpKind::Memcpy;
+    gpu_free = b;
+    t += call_us;
+    r.range(r.compute, t, t + call_us, 1);
+    const std::uint32_t k = r.api(r.launch, t, t + call_us);
+    a = std::max(t + lat_us, gpu_free); b = a + kernel_us;
+    r.op(k, format::GpuOpKind::Kernel, a, b);
+    gpu_free = b;
+    t += call_us;
+    const std::uint32_t e = r.api(rec, t, t + call_us);
+    if (records) {
+      format::EventRecordRec er;
+      er.pid = 1; er.stream = 7; er.event = static_cast<std::uint32_t>(100 + s % 3); er.correlation_id = e;
+      r.rs.event_records.push_back(er);
+    }
+    event_done.push_back(gpu_free);
+    event_corr.push_back(e);
+    t += call_us;
+    if (s == steps - 1) {
+      const double call0 = t;
+      t = std::max(t + call_us, gpu_free + wake_us);
+      r.api(r.devsync, call0, t);
+    }
+    r.range(r.step, step0, t, 0);
+  }
+  return std::move(r.rs);
+}
+
+}  // namespace
+
+TEST_CASE("a wait on an event from k steps back is joined to the exact op the event stands for") {
+  for (int back : {1, 2}) {
+    AnalysisOptions opt;
+    opt.warmup = 6;
+    const Report r = analyze(as_profile(simulate_event_wait(1, back, true)), opt);
+    REQUIRE(r.graph);
+    CHECK(r.graph->event_joins >= 20u);
+    for (double k : {2.0, 4.0}) {
+      const WhatIf w = compute_whatif(r, {{"h2d", k}}, std::nullopt, WhatIfOptions{{}, false, {}});
+      const double truth = window_ms(simulate_event_wait(1, back, true), 6) / window_ms(simulate_event_wait(k, back, true), 6);
+      INFO("back " << back << " h2d=" << k << ": simulated " << w.simulated_speedup << "x, truth " << truth << "x");
+      CHECK(std::abs(w.simulated_speedup / truth - 1) < 0.01);
+    }
+  }
+  // Without event records the join is the latest op that ended before the wait returned.
+  const Report inferred = analyze(as_profile(simulate_event_wait(1, 2, false)), AnalysisOptions{{}, "step", 6});
+  REQUIRE(inferred.graph);
+  CHECK(inferred.graph->event_joins == 0);
+}
