@@ -150,6 +150,10 @@ RecordSet merge_parts(const std::vector<RecordSet>& parts) {
       r.pid = m.pid(r.pid);
       out.syncs.push_back(r);
     }
+    for (EventRecordRec r : p.event_records) {
+      r.pid = m.pid(r.pid);
+      out.event_records.push_back(r);
+    }
     for (DeviceRec r : p.devices) {
       r.pid = m.pid(r.pid);
       r.name = m(r.name);

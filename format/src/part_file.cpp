@@ -16,7 +16,7 @@ namespace {
 
 enum class Tag : std::uint8_t {
   Strings = 1, Processes, Threads, Categories, Ranges, Marks, ApiCalls, GpuOps, Syncs, Devices,
-  Diagnostics, End = 0xff
+  Diagnostics, EventRecords, End = 0xff
 };
 
 // Writes the encoding to a sink: a string (encode_part) or, through a 1 MiB buffer, a file
@@ -93,6 +93,7 @@ void encode_into(Encoder<Sink>& e, const RecordSet& rs) {
   e.section(Tag::Syncs, rs.syncs);
   e.section(Tag::Devices, rs.devices);
   e.section(Tag::Diagnostics, rs.diagnostics);
+  e.section(Tag::EventRecords, rs.event_records);
   e.put(Tag::End);
 }
 
@@ -183,6 +184,10 @@ RecordSet decode_part(const std::string& bytes) {
       case Tag::Syncs: d.section(rs.syncs, 8); break;
       case Tag::Devices: d.section(rs.devices, 8); break;
       case Tag::Diagnostics: d.section(rs.diagnostics, 8); break;
+      case Tag::EventRecords:
+        if (version < 2) throw PartError("part file is corrupt: unknown section 12");  // not in version 1
+        d.section(rs.event_records, 8);
+        break;
       case Tag::End:
         if (rs.strings.empty() || !rs.strings[0].empty()) throw PartError("part file is corrupt: bad string table");
         return rs;

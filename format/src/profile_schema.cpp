@@ -1,4 +1,4 @@
-// The SQL of the .amdahl profile, format_version 1: tables (one per RecordSet vector), the
+// The SQL of the .amdahl profile, format_version 2: tables (one per RecordSet vector), the
 // indexes the analyzer and shell users need, the *_named views, and the enum TEXT names.
 #include "profile_schema.hpp"
 
@@ -37,6 +37,9 @@ CREATE TABLE gpu_ops(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, device INTEGE
 CREATE TABLE syncs(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, context INTEGER NOT NULL,
   stream INTEGER NOT NULL, event INTEGER NOT NULL, kind TEXT NOT NULL, start_ns INTEGER NOT NULL,
   end_ns INTEGER NOT NULL, correlation_id INTEGER NOT NULL);
+CREATE TABLE event_records(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, device INTEGER NOT NULL,
+  context INTEGER NOT NULL, stream INTEGER NOT NULL, event INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL, device_ts_ns INTEGER NOT NULL);
 CREATE TABLE devices(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, device INTEGER NOT NULL,
   name_id INTEGER NOT NULL, global_memory INTEGER NOT NULL, cc_major INTEGER NOT NULL,
   cc_minor INTEGER NOT NULL, sm_count INTEGER NOT NULL);

@@ -13,10 +13,17 @@ extern const char* const kSchemaSql;   // CREATE TABLE ...; run before the bulk 
 extern const char* const kIndexSql;    // CREATE INDEX ...; run after it
 extern const char* const kViewsSql;    // CREATE VIEW ...
 
-// Tables every profile of format 1 has (used to tell "not an amdahl profile" on load).
-inline constexpr const char* kTables[] = {
-    "meta", "strings", "processes", "threads", "categories", "ranges", "marks",
-    "api_calls", "gpu_ops", "syncs", "devices", "diagnostics"};
+// The tables a profile has, and the format version that added each (a profile of an older
+// version lacks the newer tables: they load empty; a profile of a version that has one must
+// have it, or it is "not a complete amdahl profile").
+struct TableSince {
+  const char* name;
+  int since;
+};
+inline constexpr TableSince kTables[] = {
+    {"meta", 1},   {"strings", 1}, {"processes", 1}, {"threads", 1}, {"categories", 1},
+    {"ranges", 1}, {"marks", 1},   {"api_calls", 1}, {"gpu_ops", 1}, {"syncs", 1},
+    {"devices", 1}, {"diagnostics", 1}, {"event_records", 2}};
 
 const char* enum_name(PayloadKind v) noexcept;
 const char* enum_name(RangeKind v) noexcept;

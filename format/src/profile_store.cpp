@@ -60,6 +60,7 @@ void write_meta(const Db& db, const Profile& profile) {
   meta["count.api_calls"] = std::to_string(r.api_calls.size());
   meta["count.gpu_ops"] = std::to_string(r.gpu_ops.size());
   meta["count.syncs"] = std::to_string(r.syncs.size());
+  meta["count.event_records"] = std::to_string(r.event_records.size());
   meta["count.devices"] = std::to_string(r.devices.size());
   meta["count.diagnostics"] = std::to_string(r.diagnostics.size());
   Stmt st(db, "INSERT INTO meta(key, value) VALUES(?1, ?2)");
@@ -152,6 +153,11 @@ void write_records(const Db& db, const RecordSet& r) {
     st.bind(b + 4, std::int64_t{s.stream}); st.bind(b + 5, std::int64_t{s.event}); st.bind_text(b + 6, enum_name(s.kind));
     st.bind(b + 7, s.start_ns); st.bind(b + 8, s.end_ns); st.bind(b + 9, std::int64_t{s.correlation_id});
   });
+  insert_all(db, "event_records", 8, r.event_records, [](Stmt& st, int b, const EventRecordRec& e, std::int64_t id) {
+    st.bind(b + 1, id); st.bind(b + 2, std::int64_t{e.pid}); st.bind(b + 3, std::int64_t{e.device});
+    st.bind(b + 4, std::int64_t{e.context}); st.bind(b + 5, std::int64_t{e.stream}); st.bind(b + 6, std::int64_t{e.event});
+    st.bind(b + 7, std::int64_t{e.correlation_id}); st.bind(b + 8, e.device_ts_ns);
+  });
   insert_all(db, "devices", 8, r.devices, [](Stmt& st, int b, const DeviceRec& d, std::int64_t id) {
     st.bind(b + 1, id); st.bind(b + 2, std::int64_t{d.pid}); st.bind(b + 3, std::int64_t{d.device});
     st.bind(b + 4, std::int64_t{d.name}); st.bind(b + 5, s64(d.global_memory)); st.bind(b + 6, std::int64_t{d.cc_major});
@@ -190,6 +196,7 @@ struct Loader {
   const std::string& path;
   const Db& db;
   std::int64_t file_size;
+  int version;                         // the profile's format_version (checked)
   bool analysis_columns_only = false;  // LoadOptions
 
   [[noreturn]] void corrupt(const std::string& why) const {
@@ -370,6 +377,12 @@ struct Loader {
            return SyncRec{u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4), enum_col<SyncKind>(st, 5, "syncs.kind"),
                           st.i64(6), st.i64(7), u32(st, 8)};
          });
+    if (version >= 2) {  // format 1 had no event_records table: none
+      fill(out, "event_records", "pid, device, context, stream, event, correlation_id, device_ts_ns", r.event_records,
+           [&](const Stmt& st) {
+             return EventRecordRec{u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4), u32(st, 5), u32(st, 6), st.i64(7)};
+           });
+    }
     fill(out, "devices", "pid, device, name_id, global_memory, cc_major, cc_minor, sm_count", r.devices,
          [&](const Stmt& st) {
            return DeviceRec{u32(st, 1), u32(st, 2), u32(st, 3), u64(st, 4), u32(st, 5), u32(st, 6), u32(st, 7)};
@@ -387,13 +400,16 @@ struct Loader {
         {"categories", r.categories.size()}, {"ranges", r.ranges.size()}, {"marks", r.marks.size()},
         {"api_calls", r.api_calls.size()}, {"gpu_ops", r.gpu_ops.size()}, {"syncs", r.syncs.size()},
         {"devices", r.devices.size()}, {"diagnostics", r.diagnostics.size()}};
-    for (const auto& [table, n] : counts) {
-      const auto it = p.meta.find(std::string("count.") + table);
-      if (it == p.meta.end()) continue;
-      if (it->second != std::to_string(n))
-        corrupt(std::string("table ") + table + " has " + std::to_string(n) + " rows where " + it->second +
-                " were written");
-    }
+    for (const auto& [table, n] : counts) check_count(p, table, n);
+    if (version >= 2) check_count(p, "event_records", r.event_records.size());  // not read from format 1
+  }
+
+  void check_count(const Profile& p, const char* table, std::size_t n) const {
+    const auto it = p.meta.find(std::string("count.") + table);
+    if (it == p.meta.end()) return;
+    if (it->second != std::to_string(n))
+      corrupt(std::string("table ") + table + " has " + std::to_string(n) + " rows where " + it->second +
+              " were written");
   }
 };
 
@@ -417,19 +433,24 @@ std::int64_t check_readable(const std::string& path) {
 }
 
 
-void check_version(const std::string& path, const std::map<std::string, std::string>& meta) {
+// Returns the profile's format version, one this amdahl reads; throws for any other.
+int check_version(const std::string& path, const std::map<std::string, std::string>& meta) {
   const auto it = meta.find("format_version");
   if (it == meta.end()) throw ProfileError(path + " is not an amdahl profile: its meta table has no format_version");
   const std::string& v = it->second;
   long long version = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), version);
-  const std::string reads = "; this one reads format " + std::to_string(kProfileFormatVersion);
+  const std::string reads = kOldestProfileFormatVersion == kProfileFormatVersion
+                                ? "; this one reads format " + std::to_string(kProfileFormatVersion)
+                                : "; this one reads formats " + std::to_string(kOldestProfileFormatVersion) + " to " +
+                                      std::to_string(kProfileFormatVersion);
   if (ec != std::errc{} || end != v.data() + v.size())
     throw ProfileError(path + " has an unknown profile format version '" + v + "'" + reads);
   if (version > kProfileFormatVersion)
     throw ProfileError(path + " was written by a newer amdahl (format " + v + ")" + reads);
-  if (version < kProfileFormatVersion)
+  if (version < kOldestProfileFormatVersion)
     throw ProfileError(path + " has profile format " + v + ", which this amdahl no longer reads" + reads);
+  return static_cast<int>(version);
 }
 
 }  // namespace
@@ -486,10 +507,11 @@ Profile load_profile(const std::string& path, const LoadOptions& options) {
       Stmt st(db, "SELECT key, value FROM meta");
       while (st.next()) out.meta[st.str(0)] = st.str(1);
     }
-    check_version(path, out.meta);
-    for (const char* t : detail::kTables)
-      if (!tables.count(t)) throw ProfileError(path + " is not a complete amdahl profile: table '" + t + "' is missing");
-    const Loader loader{path, db, file_size, options.analysis_columns_only};
+    const int version = check_version(path, out.meta);
+    for (const auto& t : detail::kTables)
+      if (t.since <= version && !tables.count(t.name))
+        throw ProfileError(path + " is not a complete amdahl profile: table '" + t.name + "' is missing");
+    const Loader loader{path, db, file_size, version, options.analysis_columns_only};
     loader.load(out);
     loader.check_counts(out);
   } catch (const SqliteError& e) {

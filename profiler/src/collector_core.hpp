@@ -35,11 +35,11 @@ AMDAHL_COLLECTOR_API void count_diagnostic(std::string_view key, std::uint64_t n
 AMDAHL_COLLECTOR_API bool collector_enabled() noexcept;
 
 // A hook run when the part is about to be written (at exit, or on an explicit flush): it
-// appends its records (GPU ops, API calls, syncs, devices) to `out`, interning names through
-// intern() above (the core fills out.strings from the table after all hooks ran). Hooks run
-// with no collector lock held; registration is thread-safe. At most 8 hooks. Every write
-// rewrites the whole part (same file name), so a hook appends ALL its records since the process
-// started (or since fork, in a child) each time it runs, not only the new ones.
+// appends its records (GPU ops, API calls, syncs, event records, devices) to `out`, interning
+// names through intern() above (the core fills out.strings from the table after all hooks
+// ran). Hooks run with no collector lock held; registration is thread-safe. At most 8 hooks.
+// Every write rewrites the whole part (same file name), so a hook appends ALL its records since
+// the process started (or since fork, in a child) each time it runs, not only the new ones.
 using PartHook = void (*)(format::RecordSet& out) noexcept;
 AMDAHL_COLLECTOR_API void register_part_hook(PartHook hook) noexcept;
 

@@ -27,14 +27,19 @@ namespace {
 // The activity kinds we enable, in order. CONCURRENT_KERNEL also records kernels launched by
 // CUDA graphs (node-level tracing is CUPTI's default as long as GRAPH_TRACE stays off) and by
 // cudaLaunchKernelExC / cuLaunchKernelEx; INTERNAL_LAUNCH_API gives launches the driver makes
-// outside any public API call their API record.
+// outside any public API call their API record. CUDA_EVENT gives one record per
+// cudaEventRecord / cuEventRecord* call (which event, on which stream, by which call), so a wait
+// on an event (SYNCHRONIZATION) joins the work the event stands for; it is optional: a CUPTI
+// that refuses it costs those records only.
 constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_DEVICE,           CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_MEMCPY,           CUPTI_ACTIVITY_KIND_MEMCPY2,
     CUPTI_ACTIVITY_KIND_MEMSET,           CUPTI_ACTIVITY_KIND_RUNTIME,
     CUPTI_ACTIVITY_KIND_DRIVER,           CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,  CUPTI_ACTIVITY_KIND_OVERHEAD,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,  CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+    CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
+static_assert(std::size(kKinds) <= 32, "State::enabled_mask has one bit per kind");
 
 struct CoreInterner final : Interner {
   format::StrId intern(std::string_view s) noexcept override { return profiler::intern(s); }
@@ -81,6 +86,7 @@ struct State {
   std::atomic<bool> finishing{false};
   bool exit_sync = true;
   std::uint32_t enabled_mask = 0;  // bit i: kKinds[i] enabled
+  std::uint32_t failed_mask = 0;   // bit i: CUPTI refused kKinds[i] (logged once, not retried)
   ApiTrace api_trace = ApiTrace::Launch;
   bool driver = true;            // driver API records (AMDAHL_CUPTI_DRIVER=0: none)
   std::mutex window_mu;          // serialises the GPU-window hook's enable / disable
@@ -192,11 +198,13 @@ void part_hook(format::RecordSet& out) noexcept {
     mine.gpu_ops = g_state->records.gpu_ops;
     mine.api_calls = g_state->records.api_calls;
     mine.syncs = g_state->records.syncs;
+    mine.event_records = g_state->records.event_records;
     mine.devices = g_state->records.devices;
     order_records(mine);
     out.gpu_ops.insert(out.gpu_ops.end(), mine.gpu_ops.begin(), mine.gpu_ops.end());
     out.api_calls.insert(out.api_calls.end(), mine.api_calls.begin(), mine.api_calls.end());
     out.syncs.insert(out.syncs.end(), mine.syncs.begin(), mine.syncs.end());
+    out.event_records.insert(out.event_records.end(), mine.event_records.begin(), mine.event_records.end());
     out.devices.insert(out.devices.end(), mine.devices.begin(), mine.devices.end());
 
     auto diags = g_state->converter.stats().as_diagnostics();
@@ -306,15 +314,26 @@ void enable_launch_apis(bool driver, bool late) noexcept {
 // records the trace mode asks for. Kinds already enabled are left alone.
 void enable_kinds(bool devices_only, bool late) noexcept {
   for (std::size_t i = 0; i < std::size(kKinds); ++i) {
-    if (g_state->enabled_mask & (1U << i)) continue;
+    if ((g_state->enabled_mask | g_state->failed_mask) & (1U << i)) continue;
     if (devices_only && kKinds[i] != CUPTI_ACTIVITY_KIND_DEVICE) continue;
     const bool api_kind = kKinds[i] == CUPTI_ACTIVITY_KIND_RUNTIME || kKinds[i] == CUPTI_ACTIVITY_KIND_DRIVER;
     if (kKinds[i] == CUPTI_ACTIVITY_KIND_DRIVER && !g_state->driver) continue;
     if (api_kind && g_state->api_trace != ApiTrace::All) continue;  // Launch: per call id; None: none
-    if (cuptiActivityEnable(kKinds[i]) == CUPTI_SUCCESS) {
+    const CUptiResult r = cuptiActivityEnable(kKinds[i]);
+    if (r == CUPTI_SUCCESS) {
       g_state->enabled_mask |= 1U << i;
     } else {
-      log(LogLevel::Warn, "could not enable CUPTI activity kind %d", static_cast<int>(kKinds[i]));
+      // Fail soft: collection goes on without this kind (logged once: a refused kind is not retried).
+      g_state->failed_mask |= 1U << i;
+      const char* msg = nullptr;
+      cuptiGetResultString(r, &msg);
+      if (kKinds[i] == CUPTI_ACTIVITY_KIND_CUDA_EVENT) {
+        log(LogLevel::Warn, "could not enable CUPTI activity kind CUDA_EVENT (%s): no event records, so waits on "
+            "CUDA events are not joined to the work they wait for", msg ? msg : "unknown error");
+      } else {
+        log(LogLevel::Warn, "could not enable CUPTI activity kind %d (%s)", static_cast<int>(kKinds[i]),
+            msg ? msg : "unknown error");
+      }
       count_diagnostic("cupti.kind_not_enabled." + std::to_string(static_cast<int>(kKinds[i])));
     }
   }

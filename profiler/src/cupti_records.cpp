@@ -154,6 +154,9 @@ bool ActivityConverter::convert(const CUpti_Activity* rec, format::RecordSet& ou
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
       ok = convert_sync(*reinterpret_cast<const CUpti_ActivitySynchronization2*>(rec), out);
       break;
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      ok = convert_cuda_event(*reinterpret_cast<const CUpti_ActivityCudaEvent2*>(rec), out);
+      break;
     case CUPTI_ACTIVITY_KIND_OVERHEAD:
       ok = convert_overhead(*reinterpret_cast<const CUpti_ActivityOverhead3*>(rec));
       break;
@@ -264,6 +267,22 @@ bool ActivityConverter::convert_sync(const CUpti_ActivitySynchronization2& s, fo
   return true;
 }
 
+// One cudaEventRecord / cuEventRecord* call. No host interval of its own: the API record with
+// the same correlation id has the thread and time. deviceTimestamp is 0 unless CUPTI was asked
+// for it (cuptiActivityEnableCudaEventDeviceTimestamps, which the collector does not call).
+bool ActivityConverter::convert_cuda_event(const CUpti_ActivityCudaEvent2& e, format::RecordSet& out) {
+  format::EventRecordRec r;
+  r.pid = pid_;
+  r.device = e.deviceId;
+  r.context = e.contextId;
+  r.stream = e.streamId;
+  r.event = e.eventId;
+  r.correlation_id = e.correlationId;
+  r.device_ts_ns = ns(e.deviceTimestamp);
+  out.event_records.push_back(r);
+  return true;
+}
+
 bool ActivityConverter::convert_overhead(const CUpti_ActivityOverhead3& o) {
   if (!check_interval(o.start, o.end)) return false;
   const std::string name = overhead_kind_name(o.overheadKind);
@@ -291,6 +310,8 @@ void order_records(format::RecordSet& rs) {
   std::stable_sort(rs.gpu_ops.begin(), rs.gpu_ops.end(), by_start);
   std::stable_sort(rs.api_calls.begin(), rs.api_calls.end(), by_start);
   std::stable_sort(rs.syncs.begin(), rs.syncs.end(), by_start);
+  std::stable_sort(rs.event_records.begin(), rs.event_records.end(),
+                   [](const auto& a, const auto& b) { return a.correlation_id < b.correlation_id; });
   std::vector<format::DeviceRec> unique;
   for (const auto& d : rs.devices) {
     const bool seen = std::any_of(unique.begin(), unique.end(), [&](const format::DeviceRec& u) {

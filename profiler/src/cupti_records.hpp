@@ -1,5 +1,6 @@
 // Conversion of CUPTI activity records (the structs of cupti_activity.h) into amdahl's plain
-// records (format::GpuOpRec, ApiCallRec, SyncRec, DeviceRec) and counted diagnostics. Calls no
+// records (format::GpuOpRec, ApiCallRec, SyncRec, EventRecordRec, DeviceRec) and counted
+// diagnostics. Calls no
 // cupti* function, so it is unit-tested with synthetic records and no GPU (tests/cupti/).
 #pragma once
 
@@ -77,6 +78,7 @@ class ActivityConverter {
   bool convert_memset(const CUpti_ActivityMemset4& m, format::RecordSet& out);
   bool convert_api(const CUpti_ActivityAPI& a, format::RecordSet& out);
   bool convert_sync(const CUpti_ActivitySynchronization2& s, format::RecordSet& out);
+  bool convert_cuda_event(const CUpti_ActivityCudaEvent2& e, format::RecordSet& out);
   bool convert_overhead(const CUpti_ActivityOverhead3& o);
   bool convert_device(const CUpti_ActivityDevice5& d, format::RecordSet& out);
   bool check_interval(std::uint64_t start, std::uint64_t end) noexcept;
@@ -93,7 +95,8 @@ class ActivityConverter {
 };
 
 // Orders GPU ops, API calls and syncs by start time (stable: equal starts keep arrival order),
-// and drops duplicate device records (same pid and device id), keeping the first.
+// event records by correlation id (the order of the record calls), and drops duplicate device
+// records (same pid and device id), keeping the first.
 void order_records(format::RecordSet& rs);
 
 }  // namespace amdahl::profiler::cupti

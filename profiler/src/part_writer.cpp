@@ -20,7 +20,7 @@ namespace amdahl::profiler {
 namespace detail {
 namespace {
 
-using Signature = std::array<std::uint64_t, 12>;
+using Signature = std::array<std::uint64_t, 13>;
 
 // Guarded by write_mutex().
 bool g_written = false;
@@ -44,7 +44,8 @@ Signature signature_of(const format::RecordSet& rs, std::uint64_t closed_ranges)
   return Signature{rs.ranges.size(),  closed_ranges,      rs.marks.size(),
                    rs.threads.size(), rs.categories.size(), rs.api_calls.size(),
                    rs.gpu_ops.size(), rs.syncs.size(),    rs.devices.size(),
-                   diag_total,        rs.strings.size(),  rs.processes.size()};
+                   diag_total,        rs.strings.size(),  rs.processes.size(),
+                   rs.event_records.size()};
 }
 
 // limit_ns: records that start later are left out (the crash write keeps what existed at the
@@ -129,6 +130,7 @@ void carry_hook_records_from_disk(format::RecordSet& out, const std::string& pat
   out.gpu_ops = std::move(old.gpu_ops);
   out.api_calls = std::move(old.api_calls);
   out.syncs = std::move(old.syncs);
+  out.event_records = std::move(old.event_records);
   out.devices = std::move(old.devices);
   if (g_hook_diag_keys == nullptr) return;
   for (const auto& d : old.diagnostics) {
@@ -180,7 +182,8 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   } else {
     for (PartHook hook : hooks_snapshot()) hook(out);
     hook_records = !out.gpu_ops.empty() || !out.api_calls.empty() || !out.syncs.empty() ||
-                   !out.devices.empty() || out.diagnostics.size() > core_diags;
+                   !out.event_records.empty() || !out.devices.empty() ||
+                   out.diagnostics.size() > core_diags;
   }
 
   out.strings = strings_snapshot();

@@ -53,7 +53,9 @@ TEST_CASE("launch mode traces launches, copies, sets, graphs, syncs and stream o
                         "cudaGraphLaunch_v10000", "cuGraphLaunch", "cudaStreamSynchronize_v3020",
                         "cudaDeviceSynchronize_v3020", "cudaEventSynchronize_v3020", "cuCtxSynchronize",
                         "cuStreamSynchronize", "cudaStreamWaitEvent_v3020", "cudaEventRecord_v3020",
-                        "cuEventRecord", "cudaDeviceReset_v3020", "cuDevicePrimaryCtxReset_v2"})
+                        "cuEventRecord", "cudaEventRecord_ptsz_v7000", "cudaEventRecordWithFlags_v11010",
+                        "cudaEventRecordWithFlags_ptsz_v11010", "cuEventRecord_ptsz", "cuEventRecordWithFlags",
+                        "cuEventRecordWithFlags_ptsz", "cudaDeviceReset_v3020", "cuDevicePrimaryCtxReset_v2"})
     CHECK_MESSAGE(traced_in_launch_mode(n), n);
   for (const char* n : {"cudaGetDevice_v3020", "cudaSetDevice_v3020", "cudaGetLastError_v3020",
                         "cudaPeekAtLastError_v3020", "cudaStreamIsCapturing_v10000", "cudaMalloc_v3020",
@@ -89,6 +91,22 @@ TEST_CASE("every call id in CUPTI's headers: the blocking calls the analysis kno
     if (n.rfind("cuLaunch", 0) == 0 || n.rfind("cuMemcpy", 0) == 0 || n.rfind("cuMemset", 0) == 0) CHECK_MESSAGE(t, n);
   }
   CHECK(blocking >= 10);
+  // Event records (CUDA_EVENT activity) join their recording call by correlation id: every
+  // variant of the record call is traced, and so are the calls that wait on an event.
+  std::size_t event_record_calls = 0;
+  for (const auto* names : {&runtime, &driver}) {
+    for (const auto& n : *names) {
+      if (n.rfind("cudaEventRecord", 0) == 0 || n.rfind("cuEventRecord", 0) == 0 ||
+          n.rfind("cudaStreamWaitEvent", 0) == 0 || n.rfind("cuStreamWaitEvent", 0) == 0 ||
+          n.rfind("cudaEventSynchronize", 0) == 0 || n.rfind("cuEventSynchronize", 0) == 0) {
+        CHECK_MESSAGE(traced_in_launch_mode(n), n);
+        event_record_calls += n.find("EventRecord") != std::string::npos;
+      }
+    }
+  }
+  // cudaEventRecord(_ptsz), cudaEventRecordWithFlags(_ptsz), cuEventRecord(_ptsz),
+  // cuEventRecordWithFlags(_ptsz) in CUDA 13's headers.
+  CHECK(event_record_calls >= 8);
   // A selection, not everything: most calls (queries, attributes, allocation) stay untraced.
   MESSAGE("traced in launch mode: " << traced_rt << " of " << runtime.size() << " runtime, " << traced_drv << " of "
                                     << driver.size() << " driver call ids");

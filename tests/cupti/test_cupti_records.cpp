@@ -368,6 +368,52 @@ TEST_CASE("synchronization records: kind, context, stream, event, correlation") 
   }
 }
 
+TEST_CASE("CUDA event records: device, context, stream, event, correlation and device time") {
+  TableInterner in;
+  ActivityConverter conv(10, in, &fake_api_name);
+  format::RecordSet out;
+  auto event = [](std::uint32_t id, std::uint32_t stream, std::uint32_t corr, std::uint64_t device_ts) {
+    CUpti_ActivityCudaEvent2 e;
+    std::memset(&e, 0xab, sizeof e);  // padding and reserved fields hold junk, as they may
+    e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+    e.correlationId = corr;
+    e.contextId = 6;
+    e.streamId = stream;
+    e.eventId = id;
+    e.deviceId = 2;
+    e.deviceTimestamp = device_ts;
+    e.cudaEventSyncId = 777;
+    return e;
+  };
+  SyntheticBuffer buf;
+  buf.add<CUpti_ActivityCudaEvent2>() = event(3, 14, 52, 0);  // device timestamps not collected
+  buf.add<CUpti_ActivityCudaEvent2>() = event(3, 15, 50, 1'000'000'000'777);
+  buf.add<CUpti_ActivityCudaEvent2>() = event(0xfffffff0u, 0xfffffffeu, 0xffffffffu, 0);
+  buf.convert_all(conv, out);
+  REQUIRE(out.event_records.size() == 3);
+  CHECK(conv.stats().converted == 3);
+  CHECK(conv.stats().no_timestamp == 0);  // no host interval: never "untimed"
+  CHECK(out.gpu_ops.empty());
+  CHECK(out.syncs.empty());
+  const auto& e = out.event_records[0];
+  CHECK(e.pid == 10);
+  CHECK(e.device == 2);
+  CHECK(e.context == 6);
+  CHECK(e.stream == 14);
+  CHECK(e.event == 3);
+  CHECK(e.correlation_id == 52);
+  CHECK(e.device_ts_ns == 0);
+  CHECK(out.event_records[1].device_ts_ns == 1'000'000'000'777);
+  CHECK(out.event_records[2].event == 0xfffffff0u);
+  CHECK(out.event_records[2].stream == 0xfffffffeu);
+  CHECK(out.event_records[2].correlation_id == 0xffffffffu);
+  // order_records: by correlation id, the order of the record calls.
+  order_records(out);
+  CHECK(out.event_records[0].correlation_id == 50);
+  CHECK(out.event_records[1].correlation_id == 52);
+  CHECK(out.event_records[2].correlation_id == 0xffffffffu);
+}
+
 TEST_CASE("device records: name, memory, compute capability, SM count; duplicates dropped by order_records") {
   TableInterner in;
   ActivityConverter conv(10, in, &fake_api_name);

@@ -1,9 +1,29 @@
 // Part-file codec: round trip of every record kind, and rejection of bad bytes.
 #include <doctest/doctest.h>
 
+#include <cstring>
+
 #include "amdahl/format/part_file.hpp"
 
 using namespace amdahl::format;
+
+namespace {
+
+// The bytes a version-1 writer (before the event_records section) made for `rs`, which must
+// have no event records: the version-2 encoding without its empty section 12, version field 1.
+std::string as_version1(const RecordSet& rs) {
+  REQUIRE(rs.event_records.empty());
+  std::string b = encode_part(rs);
+  const std::string tail = std::string(1, '\x0c') + std::string(8, '\0') + std::string(1, '\xff');
+  REQUIRE(b.size() > tail.size());
+  REQUIRE(b.substr(b.size() - tail.size()) == tail);  // tag 12, count 0, end
+  b.erase(b.size() - tail.size(), tail.size() - 1);
+  const std::uint32_t v1 = 1;
+  std::memcpy(b.data() + 8, &v1, sizeof v1);
+  return b;
+}
+
+}  // namespace
 
 TEST_CASE("part file round trip keeps every field") {
   RecordSet rs;
@@ -26,6 +46,8 @@ TEST_CASE("part file round trip keeps every field") {
   rs.syncs.push_back({42, 1, 7, 0, SyncKind::StreamSynchronize, 20, 31, 100});
   rs.devices.push_back({42, 0, 3, 1ull << 37, 9, 0, 132});
   rs.diagnostics.push_back({42, 1, 5, 2});
+  rs.event_records.push_back({42, 1, 2, 7, 11, 98, 0});
+  rs.event_records.push_back({42, 3, 4, 0xfffffffeu, 0xfffffff0u, 0xffffffffu, -5});
 
   const RecordSet back = decode_part(encode_part(rs));
   CHECK(back.strings == rs.strings);
@@ -48,6 +70,41 @@ TEST_CASE("part file round trip keeps every field") {
   CHECK(back.processes[0].rank == 3);
   CHECK(back.threads[0].name == 3);
   CHECK(back.categories[0].category == 7);
+  REQUIRE(back.event_records.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    const EventRecordRec& a = rs.event_records[i];
+    const EventRecordRec& e = back.event_records[i];
+    CHECK(e.pid == a.pid);
+    CHECK(e.device == a.device);
+    CHECK(e.context == a.context);
+    CHECK(e.stream == a.stream);
+    CHECK(e.event == a.event);
+    CHECK(e.correlation_id == a.correlation_id);
+    CHECK(e.device_ts_ns == a.device_ts_ns);
+  }
+}
+
+TEST_CASE("a version-1 part (no event records) still reads") {
+  RecordSet rs;
+  rs.strings = {"", "step"};
+  rs.processes.push_back({42, 1, 1, 100, 900, 0});
+  rs.syncs.push_back({42, 1, 7, 3, SyncKind::EventSynchronize, 20, 31, 100});
+  rs.diagnostics.push_back({42, 1, 5, 0});
+  const std::string v1 = as_version1(rs);
+  const RecordSet back = decode_part(v1);
+  CHECK(back.strings == rs.strings);
+  REQUIRE(back.syncs.size() == 1);
+  CHECK(back.syncs[0].event == 3);
+  CHECK(back.syncs[0].kind == SyncKind::EventSynchronize);
+  CHECK(back.diagnostics.size() == 1);
+  CHECK(back.processes.size() == 1);
+  CHECK(back.event_records.empty());
+  // Version 1 had no section 12: one in a version-1 part is corrupt, as a version-1 reader said.
+  std::string odd = encode_part(rs);
+  const std::uint32_t one = 1;
+  std::memcpy(odd.data() + 8, &one, sizeof one);
+  CHECK_THROWS_WITH_AS(decode_part(odd), doctest::Contains("unknown section 12"), PartError);
 }
 
 TEST_CASE("part file rejects bad bytes with PartError") {
@@ -57,5 +114,9 @@ TEST_CASE("part file rejects bad bytes with PartError") {
   std::string newer = good;
   newer[8] = 99;  // version field
   CHECK_THROWS_WITH_AS(decode_part(newer), doctest::Contains("newer"), PartError);
+  newer[8] = static_cast<char>(kPartVersion + 1);
+  CHECK_THROWS_WITH_AS(decode_part(newer), doctest::Contains("newer"), PartError);
+  CHECK(kPartVersion == 2);
+  CHECK(static_cast<unsigned char>(good[8]) == kPartVersion);
   CHECK_THROWS_AS(read_part("/nonexistent/part.bin"), PartError);
 }

@@ -25,7 +25,7 @@ TEST_CASE("the command's exit code passes through and lands in meta") {
   CHECK(p.meta.at("exit_code") == "3");
   CHECK(p.meta.at("command") == "/bin/sh -c 'exit 3'");
   CHECK(p.meta.at("clock") == "CLOCK_MONOTONIC");
-  CHECK(p.meta.at("format_version") == "1");
+  CHECK(p.meta.at("format_version") == std::to_string(amdahl::format::kProfileFormatVersion));
   CHECK(!p.meta.at("host").empty());
   CHECK(std::regex_match(p.meta.at("created"), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
   CHECK(std::stoll(p.meta.at("wall_ns")) > 0);

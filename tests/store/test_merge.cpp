@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include <cstring>
+
+#include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 
 using namespace amdahl::format;
@@ -35,6 +38,8 @@ RecordSet part_a() {
   g.pid = 100; g.name = 6; g.start_ns = 1560; g.end_ns = 1580; g.correlation_id = 3;
   p.gpu_ops.push_back(g);
   p.syncs.push_back({100, 1, 0, 0, SyncKind::StreamSynchronize, 1590, 1600, 4});
+  p.event_records.push_back({100, 0, 1, 7, 21, 5, 0});
+  p.event_records.push_back({100, 0, 1, 8, 22, 6, 1650});
   p.devices.push_back({100, 0, 8, 1, 9, 0, 132});
   p.diagnostics.push_back({100, 9, 2, 10});
   return p;
@@ -51,6 +56,7 @@ RecordSet part_b(std::uint32_t pid, std::int64_t t0) {
   GpuOpRec g;
   g.pid = pid; g.name = 4; g.start_ns = t0 + 100; g.end_ns = t0 + 150;
   p.gpu_ops.push_back(g);
+  p.event_records.push_back({pid, 0, 3, 9, 1, 40, 0});
   return p;
 }
 
@@ -117,6 +123,16 @@ TEST_CASE("merge remaps every string id and rebases parents") {
   CHECK(m.str(m.gpu_ops[0].name) == "k2");
   CHECK(m.str(m.gpu_ops[1].name) == "k1");
   CHECK(m.syncs.size() == 1);
+  // Event records keep part order (processes by start) and, within a part, their own order.
+  REQUIRE(m.event_records.size() == 3);
+  CHECK(m.event_records[0].pid == 100);
+  CHECK(m.event_records[0].event == 21);
+  CHECK(m.event_records[0].stream == 7);
+  CHECK(m.event_records[0].correlation_id == 5);
+  CHECK(m.event_records[1].event == 22);
+  CHECK(m.event_records[1].device_ts_ns == 1650);
+  CHECK(m.event_records[2].pid == 200);
+  CHECK(m.event_records[2].correlation_id == 40);
   CHECK(m.str(m.devices[0].name) == "GPU0");
   REQUIRE(m.diagnostics.size() == 1);
   CHECK(m.str(m.diagnostics[0].key) == "nvtx.unbalanced_pop");
@@ -134,6 +150,9 @@ TEST_CASE("a pid seen in two parts keeps the processes apart and is diagnosed") 
   CHECK((other & 0x3fffffu) == 300);
   for (const RangeRec& r : m.ranges) CHECK(r.pid == (r.start_ns < 5000 ? 300u : other));
   for (const ThreadRec& t : m.threads) CHECK((t.pid == 300 || t.pid == other));
+  REQUIRE(m.event_records.size() == 2);
+  CHECK(m.event_records[0].pid == 300);
+  CHECK(m.event_records[1].pid == other);
   CHECK(m.threads[0].pid != m.threads[1].pid);
   bool diagnosed = false;
   for (const DiagRec& d : m.diagnostics)
@@ -152,6 +171,25 @@ TEST_CASE("bad ids in a part are counted, never followed") {
   for (const DiagRec& d : m.diagnostics)
     seen += m.str(d.key) == "merge.bad_parent" || m.str(d.key) == "merge.bad_string_id";
   CHECK(seen == 2);
+}
+
+TEST_CASE("a version-1 part (no event records) merges with a version-2 part") {
+  RecordSet old = part_b(600, 0);
+  old.event_records.clear();
+  std::string v1 = encode_part(old);
+  // The version-1 layout: no section 12 (tag, empty count) before the end tag; version field 1.
+  REQUIRE(v1.size() > 10);
+  REQUIRE(v1[v1.size() - 10] == '\x0c');
+  v1.erase(v1.size() - 10, 9);
+  const std::uint32_t one = 1;
+  std::memcpy(v1.data() + 8, &one, sizeof one);
+  const RecordSet m = merge_parts({decode_part(v1), decode_part(encode_part(part_b(700, 10)))});
+  REQUIRE(m.processes.size() == 2);
+  CHECK(m.ranges.size() == 4);
+  CHECK(m.gpu_ops.size() == 2);
+  REQUIRE(m.event_records.size() == 1);
+  CHECK(m.event_records[0].pid == 700);
+  CHECK(m.diagnostics.empty());
 }
 
 TEST_CASE("merging nothing gives an empty record set") {

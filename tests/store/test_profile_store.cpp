@@ -74,10 +74,13 @@ Profile sample_profile() {
   rs.gpu_ops = {k, c, s};
   rs.syncs.push_back({42, 1, 0xffffffffu, 3, SyncKind::ContextSynchronize, 20, 31, 101});
   rs.syncs.push_back({42, 1, 7, 0, SyncKind::StreamWaitEvent, 32, 33, 102});
+  rs.event_records.push_back({42, 0, 1, 7, 12, 98, 0});
+  rs.event_records.push_back({42, 1, 2, 0xfffffffeu, 0xfffffff0u, 0xffffffffu, 1'000'000'000'123});
   rs.devices.push_back({42, 0, 7, 1ull << 37, 9, 0, 132});
   rs.diagnostics.push_back({42, 8, 5, 9});
   return p;
 }
+
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -95,6 +98,12 @@ void sql(const std::string& path, const char* statement) {
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   REQUIRE(sqlite3_exec(db, statement, nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(db);
+}
+
+// A profile as the format-1 amdahl wrote it: no event_records table, no count for it, version 1.
+void make_format1(const std::string& path) {
+  sql(path, "DROP TABLE event_records; DELETE FROM meta WHERE key = 'count.event_records'; "
+            "UPDATE meta SET value = '1' WHERE key = 'format_version'");
 }
 
 std::string load_error(const std::string& path) {
@@ -120,10 +129,11 @@ TEST_CASE("every record kind and field survives save and load") {
 
   CHECK(b.meta.at("command") == "train.py --epochs 1");
   CHECK(b.meta.at("host") == "node-1");
-  CHECK(b.meta.at("format_version") == "1");
+  CHECK(b.meta.at("format_version") == "2");
   CHECK(b.meta.at("clock") == "CLOCK_MONOTONIC");
   CHECK(b.meta.count("amdahl_version") == 1);
   CHECK(b.meta.at("count.ranges") == "3");
+  CHECK(b.meta.at("count.event_records") == "2");
   CHECK(y.strings == x.strings);
 
   REQUIRE(y.processes.size() == 1);
@@ -174,6 +184,15 @@ TEST_CASE("every record kind and field survives save and load") {
   CHECK(y.syncs[0].start_ns == 20); CHECK(y.syncs[0].end_ns == 31); CHECK(y.syncs[0].correlation_id == 101);
   CHECK(y.syncs[1].kind == SyncKind::StreamWaitEvent); CHECK(y.syncs[1].context == 1);
 
+  REQUIRE(y.event_records.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    const EventRecordRec& a = x.event_records[i];
+    const EventRecordRec& e = y.event_records[i];
+    CHECK(e.pid == a.pid); CHECK(e.device == a.device); CHECK(e.context == a.context); CHECK(e.stream == a.stream);
+    CHECK(e.event == a.event); CHECK(e.correlation_id == a.correlation_id); CHECK(e.device_ts_ns == a.device_ts_ns);
+  }
+
   REQUIRE(y.devices.size() == 1);
   CHECK(y.devices[0].name == 7); CHECK(y.devices[0].global_memory == (1ull << 37)); CHECK(y.devices[0].cc_major == 9);
   CHECK(y.devices[0].cc_minor == 0); CHECK(y.devices[0].sm_count == 132);
@@ -200,6 +219,8 @@ TEST_CASE("the sqlite3-shell views and readable enum columns") {
   CHECK(one("SELECT kind || ' ' || copy_kind || ' ' || src_kind FROM gpu_ops WHERE id = 1") == "memcpy DtoH device");
   CHECK(one("SELECT name FROM gpu_ops_named WHERE kind = 'kernel'") == "sgemm_kernel");
   CHECK(one("SELECT kind FROM syncs WHERE id = 0") == "context_synchronize");
+  CHECK(one("SELECT event || ' ' || stream || ' ' || correlation_id FROM event_records WHERE id = 0") == "12 7 98");
+  CHECK(one("SELECT stream || ' ' || correlation_id FROM event_records WHERE id = 1") == "4294967294 4294967295");
   CHECK(one("SELECT count || ' ' || total_ns FROM range_totals WHERE name = 'step' AND domain = 'amdahl'") == "1 700");
   CHECK(one("SELECT key || ': ' || detail FROM diagnostics_named") ==
         "nvtx.unbalanced_pop: pop on thread 7 with an empty stack");
@@ -247,11 +268,17 @@ TEST_CASE("bad input gives one clear ProfileError") {
     sql(path, "DROP VIEW gpu_ops_named; DROP TABLE gpu_ops");
     CHECK(load_error(path) == path + " is not a complete amdahl profile: table 'gpu_ops' is missing");
   }
+  SUBCASE("a format-2 profile missing the table format 2 added") {
+    const std::string path = t.file("run.amdahl");
+    save_profile(sample_profile(), path, false);
+    sql(path, "DROP TABLE event_records");
+    CHECK(load_error(path) == path + " is not a complete amdahl profile: table 'event_records' is missing");
+  }
   SUBCASE("newer format version") {
     const std::string path = t.file("run.amdahl");
     save_profile(sample_profile(), path, false);
-    sql(path, "UPDATE meta SET value = '2' WHERE key = 'format_version'");
-    CHECK(load_error(path) == path + " was written by a newer amdahl (format 2); this one reads format 1");
+    sql(path, "UPDATE meta SET value = '3' WHERE key = 'format_version'");
+    CHECK(load_error(path) == path + " was written by a newer amdahl (format 3); this one reads formats 1 to 2");
   }
   SUBCASE("older and unknown format versions") {
     const std::string path = t.file("run.amdahl");
@@ -275,6 +302,65 @@ TEST_CASE("bad input gives one clear ProfileError") {
     sql(path, "DELETE FROM marks WHERE id = 1");
     CHECK(load_error(path).find("is corrupt: table marks has 1 rows where 2 were written") != std::string::npos);
   }
+  SUBCASE("deleted event records") {
+    const std::string path = t.file("run.amdahl");
+    save_profile(sample_profile(), path, false);
+    sql(path, "DELETE FROM event_records WHERE id = 1");
+    CHECK(load_error(path) == path + " is corrupt: table event_records has 1 rows where 2 were written");
+    sql(path, "DELETE FROM event_records WHERE id = 0");
+    sql(path, "INSERT INTO event_records VALUES (1, 42, 0, 1, 7, 12, 98, 0)");
+    CHECK(load_error(path) == path + " is corrupt: table event_records has a gap at id 0");
+  }
+}
+
+TEST_CASE("a format-1 profile (the previous release) loads, with no event records") {
+  TempDir t;
+  const std::string path = t.file("old.amdahl");
+  const Profile p = sample_profile();
+  save_profile(p, path, false);
+  make_format1(path);
+  for (const bool analysis_only : {false, true}) {
+    CAPTURE(analysis_only);
+    LoadOptions o;
+    o.analysis_columns_only = analysis_only;
+    Profile b;
+    REQUIRE_NOTHROW(b = load_profile(path, o));
+    CHECK(b.meta.at("format_version") == "1");
+    CHECK(b.records.event_records.empty());
+    CHECK(b.records.strings == p.records.strings);
+    CHECK(b.records.ranges.size() == 3);
+    CHECK(b.records.gpu_ops.size() == 3);
+    CHECK(b.records.api_calls.size() == 2);
+    REQUIRE(b.records.syncs.size() == 2);
+    CHECK(b.records.syncs[1].kind == SyncKind::StreamWaitEvent);
+    CHECK(b.records.devices.size() == 1);
+    CHECK(b.records.diagnostics.size() == 1);
+  }
+  // Saved again, it is a format-2 profile (with an empty event_records table).
+  const std::string again = t.file("again.amdahl");
+  save_profile(load_profile(path), again, false);
+  const Profile c = load_profile(again);
+  CHECK(c.meta.at("format_version") == "2");
+  CHECK(c.meta.at("count.event_records") == "0");
+  CHECK(c.records.event_records.empty());
+  // Format 1 never had the table: one left behind in a format-1 file is not read.
+  save_profile(p, t.file("odd.amdahl"), false);
+  sql(t.file("odd.amdahl"), "UPDATE meta SET value = '1' WHERE key = 'format_version'");
+  CHECK(load_profile(t.file("odd.amdahl")).records.event_records.empty());
+}
+
+TEST_CASE("a profile the format-1 release wrote loads (tests/fuzz seed, untouched since)") {
+  const char* src = std::getenv("AMDAHL_SOURCE_DIR");
+  const fs::path file =
+      fs::path(src ? src : AMDAHL_SOURCE_DIR_FALLBACK) / "tests/fuzz/corpus/profile_loader/gen_profile_gpu.amdahl";
+  REQUIRE(fs::exists(file));
+  Profile b;
+  REQUIRE_NOTHROW(b = load_profile(file.string()));
+  REQUIRE_MESSAGE(b.meta.at("format_version") == "1", "the seed was rewritten: this test needs a format-1 file");
+  CHECK(b.records.gpu_ops.size() == 164);
+  CHECK(b.records.api_calls.size() == 168);
+  CHECK(b.records.ranges.size() == 28);
+  CHECK(b.records.event_records.empty());
 }
 
 TEST_CASE("a truncated profile is detected, however it was cut") {

@@ -30,6 +30,9 @@ template <class F> void visit_fields(SyncRec& r, F&& f) {
   f(r.pid); f(r.context); f(r.stream); f(r.event); f(r.kind); f(r.start_ns); f(r.end_ns); f(r.correlation_id);
 }
 template <class F> void visit_fields(DiagRec& r, F&& f) { f(r.pid); f(r.key); f(r.count); f(r.detail); }
+template <class F> void visit_fields(EventRecordRec& r, F&& f) {
+  f(r.pid); f(r.device); f(r.context); f(r.stream); f(r.event); f(r.correlation_id); f(r.device_ts_ns);
+}
 template <class F> void visit_fields(DeviceRec& r, F&& f) {
   f(r.pid); f(r.device); f(r.name); f(r.global_memory); f(r.cc_major); f(r.cc_minor); f(r.sm_count);
 }

@@ -11,7 +11,9 @@
 namespace amdahl::format {
 
 inline constexpr char kPartMagic[8] = {'A', 'M', 'D', 'P', 'A', 'R', 'T', '1'};
-inline constexpr std::uint32_t kPartVersion = 1;
+// 2: the event_records section (tag 12). A reader reads every version up to its own (a part of
+// version 1 has no event records); a newer part is refused.
+inline constexpr std::uint32_t kPartVersion = 2;
 
 // Thrown by read_part for a missing, truncated, corrupt or newer-version part.
 class PartError : public std::runtime_error {

@@ -10,7 +10,10 @@
 
 namespace amdahl::format {
 
-inline constexpr int kProfileFormatVersion = 1;
+// The profile format this amdahl writes (meta format_version), and the oldest one it still
+// reads. 1: the first release. 2: the event_records table (a format-1 profile loads with none).
+inline constexpr int kProfileFormatVersion = 2;
+inline constexpr int kOldestProfileFormatVersion = 1;
 
 // Bad input: missing file, not SQLite, truncated/corrupt, wrong or newer format version.
 // The CLI maps it to exit code 2.
@@ -36,7 +39,9 @@ struct LoadOptions {
   bool analysis_columns_only = false;
 };
 
-// Loads a whole profile. Throws ProfileError with one clear sentence on bad input.
+// Loads a whole profile. Throws ProfileError with one clear sentence on bad input. A profile of
+// an older format still read (kOldestProfileFormatVersion on) loads with empty vectors for the
+// tables its format did not have; meta keeps the format_version it was written with.
 Profile load_profile(const std::string& path, const LoadOptions& options = {});
 
 // Merges per-process parts into one RecordSet with a single string table (ids remapped,

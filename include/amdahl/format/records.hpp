@@ -124,6 +124,21 @@ struct SyncRec {
   std::uint32_t correlation_id = 0;
 };
 
+// A CUDA event recorded on a stream (cudaEventRecord, cudaEventRecordWithFlags, cuEventRecord*):
+// CUPTI's CUDA_EVENT record, one per record call. `correlation_id` is that call's
+// (api_calls.correlation_id, same pid: the host thread and time that recorded it); the GPU work
+// the event stands for is what was put on `stream` before that call. `event` is the id that
+// syncs.event names: a sync waits for the latest record of its event made before the sync's call.
+struct EventRecordRec {
+  std::uint32_t pid = 0;
+  std::uint32_t device = 0;
+  std::uint32_t context = 0;
+  std::uint32_t stream = 0;
+  std::uint32_t event = 0;
+  std::uint32_t correlation_id = 0;
+  std::int64_t device_ts_ns = 0;  // when the GPU reached the event; 0 if unknown (not collected)
+};
+
 // Counted problems: dropped records, unbalanced pops, ranges never closed, truncated parts...
 struct DiagRec {
   std::uint32_t pid = 0;
@@ -154,6 +169,7 @@ struct RecordSet {
   std::vector<ApiCallRec> api_calls;
   std::vector<GpuOpRec> gpu_ops;
   std::vector<SyncRec> syncs;
+  std::vector<EventRecordRec> event_records;
   std::vector<DeviceRec> devices;
   std::vector<DiagRec> diagnostics;
 
