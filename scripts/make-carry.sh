@@ -8,7 +8,7 @@ build="${AMDAHL_BUILD_DIR:-$root/build}"
 mkdir -p "$root/.carry/include" "$root/.carry/tests"
 cp /usr/include/sqlite3.h /usr/include/sqlite3ext.h "$root/.carry/include/"
 rm -f "$root/.carry/tests/"*
-for t in test_gpu_stage_timing test_gpu_one_clock test_gpu_robustness test_dnn_layers \
+for t in test_gpu_stage_timing test_gpu_one_clock test_gpu_robustness test_gpu_implicit_waits test_dnn_layers \
          test_resnet_training test_segmentation_gpu test_sentiment_gpu; do
   [ -x "$build/tests/$t" ] && cp "$build/tests/$t" "$root/.carry/tests/"
 done
