@@ -210,6 +210,24 @@ EOF
     && tail -n 25 "$res/$pair-whatif.txt"
   analyse "whatif $pair (json)" "$res/$pair-whatif.json" whatif "$pb" --speedup "gpu_compute=$k" \
     --format json "${warm[@]}"
+  # K and H together: the GPU part K times faster and the host part H (validate's host factor
+  # of gpu_compute: AMP launches more kernels, so H < 1 there).
+  h="$("$python" -c '
+import json, math, sys
+try:
+    v = json.load(open(sys.argv[1]))
+except Exception:
+    sys.exit(0)
+for s in v.get("stages") or []:
+    f = (s.get("host") or {}).get("factor") if s.get("name") == "gpu_compute" else None
+    if isinstance(f, (int, float)) and math.isfinite(f) and f > 0:
+        print("%.4f" % f)
+' "$res/$pair-validate.json")"
+  if [ -n "$h" ]; then
+    echo "== whatif $base --speedup gpu_compute=$k --speedup gpu_compute:host=$h ($(el) s)"
+    analyse "whatif $pair (K and H)" "$res/$pair-whatif-both.json" whatif "$pb" --speedup "gpu_compute=$k" \
+      --speedup "gpu_compute:host=$h" --format json "${warm[@]}"
+  fi
 done
 
 echo "== tables ($(el) s)"

@@ -144,14 +144,16 @@ def main(argv):
           "gpu_compute=K`, simulated (classic).\n")
     print("| pair | own plain ms/step base -> improved | own speedup plain | own speedup profiled "
           "| amdahl window speedup | validate classic (err vs plain) | validate simulated "
-          "| simulated err vs plain / vs window | K | whatif K: simulated (classic) | whatif err vs plain / vs window |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| simulated err vs plain / vs window | K | whatif K: simulated (classic) | whatif err vs plain / vs window "
+          "| H (host) | whatif K + H: simulated | err vs plain / vs window |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     notes = []
     for m, b, i in pairs:
         nb, ni = "%s-%s" % (m, b), "%s-%s" % (m, i)
         pair = "%s-vs-%s" % (nb, i)
         v = load_json(path("%s-validate.json" % pair))
         wi = load_json(path("%s-whatif.json" % pair))
+        wboth = load_json(path("%s-whatif-both.json" % pair))
         pb, pi, qb, qi = plain[nb], plain[ni], prof[nb], prof[ni]
         own_plain = pb["ms"] / pi["ms"] if pb and pi and pi["ms"] > 0 else None
         own_prof = qb["ms"] / qi["ms"] if qb and qi and qi["ms"] > 0 else None
@@ -178,7 +180,8 @@ def main(argv):
         w_sim = (wi or {}).get("simulated_speedup")
         w_classic = (wi or {}).get("naive_speedup")
         vfail = "-" if v else FAILED
-        print("| %s -> %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        wb_sim = (wboth or {}).get("simulated_speedup")
+        print("| %s -> %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             nb, i,
             "%s -> %s" % ("%.2f" % pb["ms"] if pb else FAILED, "%.2f" % pi["ms"] if pi else FAILED),
             fx(own_plain) if own_plain else FAILED, fx(own_prof) if own_prof else FAILED,
@@ -188,7 +191,10 @@ def main(argv):
             "%s / %s" % (err(sim, own_plain), err(sim, window)) if v else vfail,
             ("%.3f" % k if num(k) else "-") if v else FAILED,
             "%s (%s)" % (fx(w_sim), fx(w_classic)) if wi else FAILED,
-            "%s / %s" % (err(w_sim, own_plain), err(w_sim, window)) if wi else FAILED))
+            "%s / %s" % (err(w_sim, own_plain), err(w_sim, window)) if wi else FAILED,
+            "%.3f" % host_k if num(host_k) else "-",
+            fx(wb_sim) if wboth else "-",
+            "%s / %s" % (err(wb_sim, own_plain), err(wb_sim, window)) if wboth else "-"))
         if v:
             bits = []
             if num(host_k):

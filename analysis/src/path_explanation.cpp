@@ -33,7 +33,11 @@ std::string ms(double ns) {
 PathExplanation explain_path(const ReplayGraph& g, const CriticalPath& cp) {
   PathExplanation e;
   for (double x : cp.exposed_ns) e.path_ns += x;
-  for (std::size_t k = 0; k < kEdgeKinds; ++k) e.gap_ns += cp.edge_ns[k];
+  for (std::size_t k = 0; k < kEdgeKinds; ++k) {
+    e.gap_ns += cp.edge_ns[k];
+    e.gap_ns_by_edge[k] = cp.edge_ns[k];
+    e.edges_by_kind[k] = cp.edge_count[k];
+  }
   e.launch_ns = cp.launch_ns;
   for (std::size_t l = 0; l < cp.lane_ns.size() && l < g.lanes.size(); ++l)
     if (cp.lane_ns[l] > 0) e.lanes.push_back({lane_label(g.lanes[l]), cp.lane_ns[l], 0});
@@ -97,6 +101,11 @@ nlohmann::json path_explanation_to_json(const PathExplanation& e) {
     if (e.waits[k].count > 0)
       waits[edge_kind_name(static_cast<EdgeKind>(k))] = {{"count", e.waits[k].count}, {"ns", std::llround(e.waits[k].ns)}};
   j["host_waits"] = std::move(waits);
+  nlohmann::json edges = nlohmann::json::object();
+  for (std::size_t k = 0; k < kEdgeKinds; ++k)
+    if (e.edges_by_kind[k] > 0)
+      edges[edge_kind_name(static_cast<EdgeKind>(k))] = {{"count", e.edges_by_kind[k]}, {"gap_ns", std::llround(e.gap_ns_by_edge[k])}};
+  j["edges_on_path"] = std::move(edges);
   j["queue_full_waits"] = e.waits[static_cast<std::size_t>(EdgeKind::QueueFull)].count;
   j["queue_depth"] = e.queue_depth;
   return j;

@@ -412,9 +412,12 @@ class ImplicitWaitFinder {
       --pos;
       const std::uint32_t op = *pos;
       const std::int64_t end = rs_.gpu_ops[op].end_ns;
-      if (end < wait_start || a.end_ns - end > kMaxWakeNs) break;
+      if (end < wait_start) break;
+      // The call's own op (a pageable copy) may be followed by host work of the call (the
+      // staging copy out of a bounce buffer): any wake-up. Another op woke it only if the
+      // call returned shortly after, and only if it was queued before the call began.
       const bool own = api_for_op_[op] == call;
-      if (!own && launch_time_of(rs_, api_for_op_, op) > a.start_ns) continue;  // queued after the call began
+      if (!own && (a.end_ns - end > kMaxWakeNs || launch_time_of(rs_, api_for_op_, op) > a.start_ns)) continue;
       ImplicitWait w;
       w.start_ns = wait_start;
       w.end_ns = a.end_ns;

@@ -28,8 +28,9 @@ bool starts_with(std::string_view s, std::string_view p) noexcept { return s.sub
 
 bool traced_in_launch_mode(std::string_view n) noexcept {
   // Calls that put work on a stream, or order work between streams, or reset the device (the
-  // collector flushes there).
-  static constexpr std::array<std::string_view, 16> kPrefixes = {
+  // collector flushes there), or allocate and free memory (cudaFree and friends can wait for
+  // the device to drain: implicit waits in the replay).
+  static constexpr std::array<std::string_view, 24> kPrefixes = {
       "cudaLaunch",          "cuLaunch",             // kernels (ExC, cooperative, host functions)
       "cudaMemcpy",          "cuMemcpy",             // copies, synchronous and async
       "cudaMemset",          "cuMemset",
@@ -37,7 +38,11 @@ bool traced_in_launch_mode(std::string_view n) noexcept {
       "cudaStreamWaitEvent", "cuStreamWaitEvent",
       "cudaEventRecord",     "cuEventRecord",
       "cudaMemPrefetchAsync", "cuMemPrefetchAsync",
-      "cudaDeviceReset",     "cuDevicePrimaryCtxReset"};
+      "cudaDeviceReset",     "cuDevicePrimaryCtxReset",
+      "cudaMalloc",          "cuMemAlloc",           // cudaMalloc, cudaMallocHost, cudaMallocAsync...
+      "cudaFree",            "cuMemFree",            // cudaFree, cudaFreeHost, cudaFreeAsync...
+      "cudaHostAlloc",       "cuMemHostAlloc",
+      "cudaHostRegister",    "cuMemHostRegister"};
   for (std::string_view p : kPrefixes) {
     if (starts_with(n, p)) return true;
   }

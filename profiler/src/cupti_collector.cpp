@@ -192,7 +192,12 @@ void at_exit() {
 void part_hook(format::RecordSet& out) noexcept {
   if (!in_owner_process()) return;
   try {
-    flush(true);
+    // Not forced: the background flusher writes parts while the GPU may run a whole step
+    // behind the host, and a forced flush hands back the records of every op still in flight
+    // with no timestamps (they were dropped: on the H200 one step of ResNet-50's kernels in
+    // every 4 went missing). The final writes force their flush after synchronizing the
+    // context (flush_and_write).
+    flush(false);
     std::lock_guard<std::mutex> lock(g_state->mu);
     format::RecordSet mine;
     mine.gpu_ops = g_state->records.gpu_ops;

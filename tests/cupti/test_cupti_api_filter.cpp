@@ -45,7 +45,7 @@ TEST_CASE("trace mode names parse; anything else is refused") {
   CHECK(std::string(api_trace_name(ApiTrace::All)) == "all");
 }
 
-TEST_CASE("launch mode traces launches, copies, sets, graphs, syncs and stream order") {
+TEST_CASE("launch mode traces launches, copies, sets, graphs, syncs, stream order and allocations") {
   for (const char* n : {"cudaLaunchKernel_v7000", "cudaLaunchKernel_ptsz_v7000", "cudaLaunchKernelExC_v11060",
                         "cudaLaunchCooperativeKernel_v9000", "cudaLaunchHostFunc_v10000", "cuLaunchKernel",
                         "cuLaunchKernelEx", "cudaMemcpy_v3020", "cudaMemcpyAsync_v3020", "cudaMemcpy2DAsync_v3020",
@@ -55,11 +55,15 @@ TEST_CASE("launch mode traces launches, copies, sets, graphs, syncs and stream o
                         "cuStreamSynchronize", "cudaStreamWaitEvent_v3020", "cudaEventRecord_v3020",
                         "cuEventRecord", "cudaEventRecord_ptsz_v7000", "cudaEventRecordWithFlags_v11010",
                         "cudaEventRecordWithFlags_ptsz_v11010", "cuEventRecord_ptsz", "cuEventRecordWithFlags",
-                        "cuEventRecordWithFlags_ptsz", "cudaDeviceReset_v3020", "cuDevicePrimaryCtxReset_v2"})
+                        "cuEventRecordWithFlags_ptsz", "cudaDeviceReset_v3020", "cuDevicePrimaryCtxReset_v2",
+                        // allocation and free: may wait for the device (implicit waits)
+                        "cudaMalloc_v3020", "cudaFree_v3020", "cudaMallocHost_v3020", "cudaFreeHost_v3020",
+                        "cudaHostAlloc_v3020", "cuMemAlloc_v2", "cuMemFree_v2", "cudaFreeAsync_v11020",
+                        "cuMemHostAlloc", "cudaHostRegister_v4000"})
     CHECK_MESSAGE(traced_in_launch_mode(n), n);
   for (const char* n : {"cudaGetDevice_v3020", "cudaSetDevice_v3020", "cudaGetLastError_v3020",
-                        "cudaPeekAtLastError_v3020", "cudaStreamIsCapturing_v10000", "cudaMalloc_v3020",
-                        "cudaFree_v3020", "cudaEventQuery_v3020", "cudaStreamQuery_v3020", "cuCtxGetCurrent",
+                        "cudaPeekAtLastError_v3020", "cudaStreamIsCapturing_v10000",
+                        "cudaEventQuery_v3020", "cudaStreamQuery_v3020", "cuCtxGetCurrent",
                         "cuCtxSetCurrent", "cuPointerGetAttribute", "cuGetProcAddress_v2", "cudaFuncGetAttributes_v3020",
                         "cudaEventCreateWithFlags_v3020", "cudaGetDeviceProperties_v3020"})
     CHECK_MESSAGE(!traced_in_launch_mode(n), n);

@@ -207,6 +207,10 @@ TEST_CASE("calls that synchronize without being syncs: cudaFree and a pageable c
     CHECK(r.graph->queue_full_waits == 0);
     for (double k : {2.0, 4.0}) check_gpu_projection(c, k);
   }
+  // A pageable copy that goes on copying out of its staging buffer 150 us after its DMA ended.
+  c.sync_mode = 2;
+  c.wake_us = 150;
+  for (double k : {2.0, 4.0}) check_gpu_projection(c, k);
 }
 
 TEST_CASE("launch bound: a GPU that idles while the host launches is not compute bound") {

@@ -31,6 +31,8 @@ struct PathExplanation {
   std::vector<PathPart> lanes;  // largest first
   double launch_ns = 0;         // launch calls on the path (host lanes)
   double gap_ns = 0;            // time between nodes: launch latency, wake-ups, recorded delays
+  double gap_ns_by_edge[kEdgeKinds] = {};       // per EdgeKind: the gaps on the edges crossed
+  std::size_t edges_by_kind[kEdgeKinds] = {};  // per EdgeKind: edges the path crossed
   HostWaits waits[kEdgeKinds];  // per EdgeKind (QueueFull, ImplicitSync, Completion, Event, ProduceConsume)
   std::size_t queue_depth = 0;  // median ops in flight when a launch call blocked
   std::string text;             // one line
