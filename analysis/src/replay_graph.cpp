@@ -377,6 +377,7 @@ class ImplicitWaitFinder {
  public:
   static constexpr std::int64_t kMinExcessNs = 10'000;  // a wait shorter than this is not told apart
   static constexpr std::int64_t kMaxWakeNs = 30'000;    // op end -> call return, at most
+  static constexpr std::int64_t kMinQueueDepth = 16;    // ops in flight for a launch to wait on a full queue
 
   ImplicitWaitFinder(const format::RecordSet& rs, const std::vector<std::uint32_t>& api_for_op,
                      const OpsByEnd& ops_by_end, std::vector<std::int64_t> typical)
@@ -423,11 +424,18 @@ class ImplicitWaitFinder {
       w.end_ns = a.end_ns;
       w.op = op;
       w.kind = own_op_[call] != kNone && !own ? EdgeKind::QueueFull : EdgeKind::ImplicitSync;
-      if (w.kind == EdgeKind::QueueFull && launch_times_) {
-        // Ops handed to the driver after the retired one and up to this call: the queue's depth.
-        const auto from = std::upper_bound(launch_times_->begin(), launch_times_->end(), launch_time_of(rs_, api_for_op_, op));
-        const auto to = std::upper_bound(launch_times_->begin(), launch_times_->end(), a.start_ns);
-        if (to > from) depths_.push_back(static_cast<std::int64_t>(to - from));
+      if (w.kind == EdgeKind::QueueFull) {
+        // Ops handed to the driver after the retired one and up to this call: the queue's
+        // depth. A launch call that was slow with few ops in flight did not wait for a slot
+        // (the host was slow; an op retired by chance): no implicit wait.
+        std::int64_t depth = 0;
+        if (launch_times_) {
+          const auto from = std::upper_bound(launch_times_->begin(), launch_times_->end(), launch_time_of(rs_, api_for_op_, op));
+          const auto to = std::upper_bound(launch_times_->begin(), launch_times_->end(), a.start_ns);
+          depth = to > from ? static_cast<std::int64_t>(to - from) : 0;
+        }
+        if (depth < kMinQueueDepth) return std::nullopt;
+        depths_.push_back(depth);
       }
       return w;
     }
