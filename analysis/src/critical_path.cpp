@@ -47,9 +47,9 @@ CriticalPath critical_path(const ReplayGraph& g, const ReplayResult& r) {
   auto charge_node = [&](const ReplayNode& n, std::size_t label) {
     const double len = charge(r.start_ns[&n - g.nodes.data()], r.end_ns[&n - g.nodes.data()], label);
     cp.lane_ns[n.lane] += len;
-    if (n.kind == NodeKind::Launch) cp.launch_ns += len;
-    if (n.kind == NodeKind::Work && label < other && label < g.stage_on_gpu.size() && g.stage_on_gpu[label] &&
-        !g.lanes[n.lane].gpu)
+    if (n.kind == NodeKind::Launch && label == other) cp.launch_ns += len;
+    if ((n.kind == NodeKind::Work || n.kind == NodeKind::Launch) && label < other && label < g.stage_on_gpu.size() &&
+        g.stage_on_gpu[label] && !g.lanes[n.lane].gpu)
       cp.host_exposed_ns[label] += len;
   };
   auto charge_edge = [&](std::uint32_t e, std::int64_t a, std::int64_t b) {
@@ -57,8 +57,9 @@ CriticalPath critical_path(const ReplayGraph& g, const ReplayResult& r) {
     cp.edge_count[k] += 1;
     cp.edge_ns[k] += charge(a, b, other);
   };
+  // Launch calls inside a stage's ranges are that stage's (its host part); outside, `other`.
   auto label_of = [&](const ReplayNode& n) -> std::size_t {
-    if ((n.kind == NodeKind::Work || n.kind == NodeKind::GpuOp) && n.stage >= 0 &&
+    if ((n.kind == NodeKind::Work || n.kind == NodeKind::GpuOp || n.kind == NodeKind::Launch) && n.stage >= 0 &&
         static_cast<std::size_t>(n.stage) < other)
       return static_cast<std::size_t>(n.stage);
     return other;

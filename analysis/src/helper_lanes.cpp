@@ -28,6 +28,51 @@ std::vector<char> helper_lane_flags(const ReplayGraph& g, const Timeline& tl, st
   return helper;
 }
 
+namespace {
+
+// A helper's own host work and launch calls (not its idle gaps) are the host part of the stage
+// its GPU work belongs to: per helper lane, the stage of the most GPU ops it launched, if at
+// least 90% of them have it (PyTorch's autograd thread: gpu_compute).
+std::size_t attribute_helper_work(ReplayGraph& g, const std::vector<char>& helper) {
+  const std::size_t stages = g.stage_names.size();
+  std::vector<std::vector<std::size_t>> launched(g.lanes.size());
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const ReplayNode& op = g.nodes[i];
+    if (op.kind != NodeKind::GpuOp || op.stage < 0 || static_cast<std::size_t>(op.stage) >= stages) continue;
+    for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
+      const ReplayEdge& ed = g.edges[e];
+      if (ed.edge_kind() != EdgeKind::Launch) continue;
+      const std::uint32_t lane = g.nodes[ed.from].lane;
+      if (lane < helper.size() && helper[lane]) {
+        auto& v = launched[lane];
+        if (v.empty()) v.assign(stages, 0);
+        ++v[static_cast<std::size_t>(op.stage)];
+      }
+    }
+  }
+  std::vector<std::int16_t> stage_of(g.lanes.size(), static_cast<std::int16_t>(kLabelOther));
+  for (std::size_t l = 0; l < launched.size(); ++l) {
+    const auto& v = launched[l];
+    if (v.empty()) continue;
+    std::size_t total = 0, best = 0;
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      total += v[k];
+      if (v[k] > v[best]) best = k;
+    }
+    if (total > 0 && v[best] * 10 >= total * 9) stage_of[l] = static_cast<std::int16_t>(best);
+  }
+  std::size_t relabelled = 0;
+  for (ReplayNode& nd : g.nodes) {
+    if (nd.lane >= stage_of.size() || stage_of[nd.lane] == kLabelOther || nd.stage != kLabelOther) continue;
+    if (nd.kind != NodeKind::Work && nd.kind != NodeKind::Launch) continue;
+    nd.stage = stage_of[nd.lane];
+    ++relabelled;
+  }
+  return relabelled;
+}
+
+}  // namespace
+
 HelperIdleStats link_helper_idle(ReplayGraph& g, const std::vector<char>& helper, std::size_t driving_lane,
                                  std::int64_t min_gap_ns) {
   HelperIdleStats stats;
@@ -59,7 +104,50 @@ HelperIdleStats link_helper_idle(ReplayGraph& g, const std::vector<char>& helper
     ++stats.idle_waits;
     stats.idle_ns += static_cast<double>(nd.end_ns - nd.start_ns);
   }
+  // The other direction: the driving thread blocked, with no CUDA call of its own, while a
+  // helper launched its work (PyTorch's backward(): the training thread sleeps until the
+  // autograd thread has launched the whole backward pass). A driving-lane work node of at least
+  // min_gap_ns during which a helper's CUDA activity (a launch call or a wait on the GPU) ended
+  // shortly before the node ended is a wait joined to that activity; the driving thread's own
+  // work before the helper woke is kept as the wait's base. Replayed as fixed work, it kept the
+  // recorded backward pass's length however fast the GPU became.
+  std::vector<std::uint32_t> activity;  // helper nodes that are CUDA calls or waits on the GPU
+  std::vector<std::uint32_t> woken;     // helper idle gaps turned into waits above, by start
+  for (std::uint32_t n = 0; n < g.nodes.size(); ++n) {
+    const ReplayNode& nd = g.nodes[n];
+    if (nd.lane >= helper.size() || !helper[nd.lane]) continue;
+    if (nd.kind == NodeKind::Launch || (nd.kind == NodeKind::Wait && nd.stage == kLabelGpuWait)) activity.push_back(n);
+    if (nd.kind == NodeKind::Wait && nd.stage == kLabelWait) woken.push_back(n);
+  }
+  std::sort(activity.begin(), activity.end(), [&](std::uint32_t a, std::uint32_t b) { return g.nodes[a].end_ns < g.nodes[b].end_ns; });
+  std::sort(woken.begin(), woken.end(), [&](std::uint32_t a, std::uint32_t b) { return g.nodes[a].start_ns < g.nodes[b].start_ns; });
+  for (std::uint32_t n : drv_nodes) {
+    ReplayNode& nd = g.nodes[n];
+    if (nd.kind != NodeKind::Work || nd.end_ns - nd.start_ns < min_gap_ns) continue;
+    auto it = std::upper_bound(activity.begin(), activity.end(), nd.end_ns,
+                               [&](std::int64_t t, std::uint32_t m) { return t < g.nodes[m].end_ns; });
+    if (it == activity.begin()) continue;
+    const std::uint32_t from = *std::prev(it);
+    const std::int64_t from_end = g.nodes[from].end_ns;
+    if (from_end <= nd.start_ns || nd.end_ns - from_end > kHelperWakeNs) continue;
+    // The driving thread's own work: until a helper that slept across the node's start woke.
+    std::int64_t own = 0;
+    auto w = std::upper_bound(woken.begin(), woken.end(), nd.start_ns,
+                              [&](std::int64_t t, std::uint32_t m) { return t < g.nodes[m].start_ns; });
+    if (w != woken.begin()) {
+      const ReplayNode& gap = g.nodes[*std::prev(w)];
+      if (gap.end_ns > nd.start_ns && gap.end_ns < from_end) own = gap.end_ns - nd.start_ns;
+    }
+    nd.kind = NodeKind::Wait;
+    nd.stage = kLabelWait;
+    nd.base_ns = own;
+    added.emplace_back(n, make_edge(from, n, nd.end_ns - from_end, true, EdgeKind::Inferred));
+    ++stats.driver_waits;
+    stats.driver_wait_ns += static_cast<double>(nd.end_ns - nd.start_ns - own);
+  }
+  stats.helper_nodes_attributed = attribute_helper_work(g, helper);
   if (added.empty()) return stats;
+  std::sort(added.begin(), added.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 
   // Merge the new joins into the incoming-edge lists (edges grouped by `to`).
   const std::size_t nn = g.nodes.size();

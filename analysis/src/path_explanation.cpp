@@ -68,7 +68,7 @@ PathExplanation explain_path(const ReplayGraph& g, const CriticalPath& cp) {
     if (shown == 3 || p.fraction < 0.02) break;
     t += (shown++ ? ", " : " ") + pct(p.fraction) + " " + p.what;
   }
-  if (e.path_ns > 0 && e.launch_ns / e.path_ns >= 0.02) t += "; launch calls " + pct(e.launch_ns / e.path_ns);
+  if (e.path_ns > 0 && e.launch_ns / e.path_ns >= 0.02) t += "; launch calls outside stages " + pct(e.launch_ns / e.path_ns);
   if (e.path_ns > 0 && e.gap_ns / e.path_ns >= 0.02) t += "; gaps (launch latency, wake-ups) " + pct(e.gap_ns / e.path_ns);
   const HostWaits& q = e.waits[static_cast<std::size_t>(EdgeKind::QueueFull)];
   if (q.count > 0) {

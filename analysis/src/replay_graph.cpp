@@ -375,8 +375,12 @@ EventLinks event_links(const format::RecordSet& rs, const std::vector<std::uint3
 // device to drain (ImplicitSync).
 class ImplicitWaitFinder {
  public:
-  static constexpr std::int64_t kMinExcessNs = 10'000;  // a wait shorter than this is not told apart
+  static constexpr std::int64_t kMinExcessNs = 10'000;  // an implicit sync shorter than this is not told apart
+  // A launch call on a full queue (many ops in flight, checked below) is told apart from 2 us:
+  // a GPU-bound PyTorch run blocks in most launches, mostly for a few microseconds each.
+  static constexpr std::int64_t kMinQueueExcessNs = 2'000;
   static constexpr std::int64_t kMaxWakeNs = 30'000;    // op end -> call return, at most
+  static constexpr std::int64_t kMaxDrainWakeNs = 2'000'000;  // the same after a device drain
   static constexpr std::int64_t kMinQueueDepth = 16;    // ops in flight for a launch to wait on a full queue
 
   ImplicitWaitFinder(const format::RecordSet& rs, const std::vector<std::uint32_t>& api_for_op,
@@ -397,7 +401,10 @@ class ImplicitWaitFinder {
     const auto& a = rs_.api_calls[call];
     const std::int64_t typ = a.name < typical_.size() ? typical_[a.name] : 0;
     const std::int64_t dur = a.end_ns - a.start_ns;
-    if (dur - typ < std::max(kMinExcessNs, typ)) return std::nullopt;
+    // A call that puts something into the launch queue (a launch, an event record, a stream
+    // wait) blocks on a full queue as a launch does.
+    const bool launches = own_op_[call] != kNone || enqueues(a.name);
+    if (dur - typ < (launches ? kMinQueueExcessNs : std::max(kMinExcessNs, typ))) return std::nullopt;
     if (!ops_ || pid_ != a.pid) {
       pid_ = a.pid;
       auto it = ops_by_end_.find(a.pid);
@@ -409,21 +416,33 @@ class ImplicitWaitFinder {
     const std::int64_t wait_start = a.start_ns + typ;
     auto pos = std::upper_bound(ops_->begin(), ops_->end(), a.end_ns,
                                 [&](std::int64_t t, std::uint32_t x) { return t < rs_.gpu_ops[x].end_ns; });
+    // Whether the device was idle when the call returned: the first op to end after it had not
+    // started yet (a drain, as cudaFree's, leaves nothing running).
+    const bool idle_at_return = pos == ops_->end() || rs_.gpu_ops[*pos].start_ns >= a.end_ns;
     for (int k = 0; k < 64 && pos != ops_->begin(); ++k) {
       --pos;
       const std::uint32_t op = *pos;
       const std::int64_t end = rs_.gpu_ops[op].end_ns;
       if (end < wait_start) break;
       // The call's own op (a pageable copy) may be followed by host work of the call (the
-      // staging copy out of a bounce buffer): any wake-up. Another op woke it only if the
-      // call returned shortly after, and only if it was queued before the call began.
+      // staging copy out of a bounce buffer): any wake-up. Another op woke it only if it was
+      // queued before the call began, and the call returned shortly after it (a launch call),
+      // or, for a call that launches nothing (cudaFree: drain, then free), it was the last op
+      // to end before the call returned, with the device idle since, and the call returned
+      // within kMaxDrainWakeNs.
       const bool own = api_for_op_[op] == call;
-      if (!own && (a.end_ns - end > kMaxWakeNs || launch_time_of(rs_, api_for_op_, op) > a.start_ns)) continue;
+      if (!own) {
+        if (launch_time_of(rs_, api_for_op_, op) > a.start_ns) continue;
+        const std::int64_t wake = a.end_ns - end;
+        const bool drained = !launches && k == 0 && idle_at_return && wake <= kMaxDrainWakeNs;
+        if (wake > kMaxWakeNs && !drained) continue;
+      }
       ImplicitWait w;
       w.start_ns = wait_start;
       w.end_ns = a.end_ns;
       w.op = op;
-      w.kind = own_op_[call] != kNone && !own ? EdgeKind::QueueFull : EdgeKind::ImplicitSync;
+      w.kind = launches && !own ? EdgeKind::QueueFull : EdgeKind::ImplicitSync;
+      if (w.kind == EdgeKind::ImplicitSync && dur - typ < std::max(kMinExcessNs, typ)) return std::nullopt;
       if (w.kind == EdgeKind::QueueFull) {
         // Ops handed to the driver after the retired one and up to this call: the queue's
         // depth. A launch call that was slow with few ops in flight did not wait for a slot
@@ -444,6 +463,15 @@ class ImplicitWaitFinder {
 
   std::size_t median_depth() const { return static_cast<std::size_t>(median(depths_)); }
 
+  bool enqueues(format::StrId name) {
+    if (name >= enqueues_.size()) return false;
+    if (enqueues_[name] < 0) {
+      const std::string& n = rs_.str(name);
+      enqueues_[name] = n.find("EventRecord") != std::string::npos || n.find("StreamWaitEvent") != std::string::npos ? 1 : 0;
+    }
+    return enqueues_[name] == 1;
+  }
+
  private:
   const format::RecordSet& rs_;
   const std::vector<std::uint32_t>& api_for_op_;
@@ -455,6 +483,7 @@ class ImplicitWaitFinder {
   const std::vector<std::uint32_t>* ops_ = nullptr;
   const std::vector<std::int64_t>* launch_times_ = nullptr;
   std::vector<std::int64_t> depths_;
+  std::vector<std::int8_t> enqueues_ = std::vector<std::int8_t>(rs_.strings.size(), -1);  // per name id
 };
 
 }  // namespace

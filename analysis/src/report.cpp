@@ -139,6 +139,14 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
                   idle.idle_waits, idle.idle_ns / 1e6);
     r.notes.push_back(buf);
   }
+  if (idle.driver_waits > 0) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "%zu stretches (%.1f ms) of the driving thread with no CUDA call of its own ended as a helper thread's "
+                  "CUDA work ended (e.g. backward() waiting for PyTorch's autograd thread): replayed as waits on it",
+                  idle.driver_waits, idle.driver_wait_ns / 1e6);
+    r.notes.push_back(buf);
+  }
   std::vector<double> per_step, host_per_step;
   if (sel.has_steps) per_step = work_per_step(*g, tl, sel, host_per_step);
   release(tl.lanes);
@@ -253,7 +261,7 @@ std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, dou
   launch_fraction = std::clamp(launch_fraction, 0.0, other);
   if (launch_fraction > 0) {
     launch.share += launch_fraction;
-    launch.rows.push_back({"launch calls", launch_fraction});
+    launch.rows.push_back({"launch calls outside stages", launch_fraction});
     other -= launch_fraction;
   }
   const Group* top = nullptr;

@@ -1,6 +1,7 @@
 // validate: measured per-stage factors between two runs, predictions from the base run alone
 // (classic and replay), measured speedup, relative errors; JSON and text renderings.
 #include "amdahl/analysis/validate.hpp"
+#include "amdahl/analysis/path_explanation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -122,6 +123,25 @@ Validation validate_runs(const Report& base, const Report& improved, const Valid
       }
     }
     v.stages.push_back(std::move(c));
+  }
+  // Waits on the GPU per step (explicit syncs, calls that synchronize, event waits): more of
+  // them in the improved run (AMP's GradScaler checks for inf every step) is a change of
+  // structure the base run cannot show.
+  auto syncs_per_step = [](const Report& r) {
+    if (!r.graph || r.steps == 0) return 0.0;
+    const PathExplanation e = explain_path(*r.graph, r.path);
+    std::size_t n = 0;
+    for (EdgeKind k : {EdgeKind::Completion, EdgeKind::ImplicitSync, EdgeKind::Event}) n += e.waits[static_cast<std::size_t>(k)].count;
+    return static_cast<double>(n) / static_cast<double>(r.steps);
+  };
+  const double base_syncs = syncs_per_step(base), improved_syncs = syncs_per_step(improved);
+  if (improved_syncs >= base_syncs + 0.5) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "the improved run waits on the GPU %.1f times per step, the base run %.1f: a synchronization the base "
+                  "run does not have is not modelled (the prediction keeps the base run's)",
+                  improved_syncs, base_syncs);
+    v.notes.push_back(buf);
   }
   for (const auto& s : improved.stages)
     if (!s.is_other && s.total_ns > 0 && !base.find_stage(s.name))

@@ -38,6 +38,7 @@ struct QueueCosts {
   // 2 a pageable cudaMemcpyAsync after each step's kernels (returns when its copy is done).
   int sync_mode = 0;
   double copy_us = 40;       // GPU time of the pageable copy (sync_mode 2)
+  double free_us = 0;        // cudaFree's own work after the drain (sync_mode 1)
 };
 
 struct Recorder {
@@ -112,9 +113,9 @@ format::RecordSet simulate(QueueCosts c, double gpu_scale = 1, double host_scale
       const auto [a, b] = enqueue(call0, c.kernel_us);
       r.op(id, format::GpuOpKind::Kernel, a, b);
     }
-    if (c.sync_mode == 1) {  // cudaFree: waits for everything queued
+    if (c.sync_mode == 1) {  // cudaFree: waits for everything queued, then frees
       const double call0 = t;
-      t = std::max(t + c.launch_us, gpu_free + c.wake_us);
+      t = std::max(t + c.launch_us, gpu_free + c.wake_us) + c.free_us;
       r.api(r.free_, call0, t);
       in_flight.clear();
     } else if (c.sync_mode == 2) {  // pageable copy: returns once its own copy is done
@@ -207,6 +208,10 @@ TEST_CASE("calls that synchronize without being syncs: cudaFree and a pageable c
     CHECK(r.graph->queue_full_waits == 0);
     for (double k : {2.0, 4.0}) check_gpu_projection(c, k);
   }
+  // A cudaFree that frees for 300 us after the device drained.
+  c.sync_mode = 1;
+  c.free_us = 300;
+  for (double k : {2.0, 4.0}) check_gpu_projection(c, k);
   // A pageable copy that goes on copying out of its staging buffer 150 us after its DMA ended.
   c.sync_mode = 2;
   c.wake_us = 150;

@@ -136,20 +136,25 @@ TEST_CASE("kineto import: bad inputs are InputError with the file named") {
 // removed; the importer keeps neither). amdahl's own profile of the same program in the same
 // call (NVTX + CUPTI, a second run: CUPTI takes one subscriber per process) gave disk_io
 // 5.16%, cpu_preprocess 16.39%, h2d 13.19%, gpu_compute 57.94%, other 7.32% over 13 steps
-// (docs/reports.md). The import must land within 5 points of each (issue 7).
+// (docs/reports.md). The import must land within 5 points of each (issue 7). Those figures
+// were taken when launch calls inside a stage's ranges counted as `other`; since issue 16 they
+// are the stage's host part, which moves time from `other` to gpu_compute (launch calls are
+// most of that run's 7.32% `other`): gpu_compute is compared together with `other`, whose sum
+// that rule does not change.
 TEST_CASE("kineto import: a real H200 trace gives amdahl's own fractions within 5 points") {
   format::Profile p = report::import_kineto_file(data_path("kineto_h200_resnet.json.gz"));
   analysis::AnalysisOptions opt;
   const analysis::Report r = analysis::analyze(std::move(p), opt);
   CHECK(r.steps >= 10);
   const std::pair<const char*, double> own[] = {
-      {"disk_io", 5.16}, {"cpu_preprocess", 16.39}, {"h2d", 13.19}, {"gpu_compute", 57.94}};
+      {"disk_io", 5.16}, {"cpu_preprocess", 16.39}, {"h2d", 13.19}, {"gpu_compute", 57.94 + 7.32}};
   double sum = 0;
   for (const auto& [stage, pct] : own) {
     const analysis::StageRow* s = r.find_stage(stage);
     REQUIRE_MESSAGE(s != nullptr, stage);
-    INFO(stage << ": imported " << s->fraction * 100 << "%, own profile " << pct << "%");
-    CHECK(std::abs(s->fraction * 100 - pct) <= 5.0);
+    const double got = s->fraction + (std::string(stage) == "gpu_compute" ? r.stages.back().fraction : 0.0);
+    INFO(stage << ": imported " << got * 100 << "%, own profile " << pct << "%");
+    CHECK(std::abs(got * 100 - pct) <= 5.0);
     sum += s->fraction;
   }
   CHECK(sum < 1.0);

@@ -8,6 +8,11 @@
 // not the driving lane) is a wait that ends no earlier than the driving-lane node that ended
 // last before it, plus the recorded delay: the helper reacts to the training thread. Shorter
 // gaps stay work (a helper's own per-launch CPU time, which launch-bound runs are made of).
+// The other direction too: a driving-thread stretch of at least `min_gap_ns` with no CUDA call
+// of its own that ended within kHelperWakeNs of a helper's CUDA activity is the driving thread
+// blocked on the helper (PyTorch's backward()): a wait joined to that activity. And a helper's
+// own work and launch calls are the host part of the stage of the GPU work it launched (90% of
+// its ops in one stage; else they stay `other`).
 #pragma once
 
 #include <cstddef>
@@ -20,10 +25,17 @@
 namespace amdahl::analysis {
 
 inline constexpr std::int64_t kHelperIdleGapNs = 1'000'000;  // 1 ms
+// A helper's last CUDA activity ended at most this long before the driving thread went on.
+inline constexpr std::int64_t kHelperWakeNs = 1'000'000;  // 1 ms (seen: 0.34 ms from the autograd thread's last call to the training thread going on)
 
 struct HelperIdleStats {
   std::size_t idle_waits = 0;  // gaps turned into waits
   double idle_ns = 0;          // their recorded length
+  // Driving-thread work nodes that were the driving thread blocked on a helper (backward()).
+  std::size_t driver_waits = 0;
+  double driver_wait_ns = 0;   // their recorded length less the driving thread's own work
+  // Helper nodes (work, launch calls) given the stage of the GPU work their lane launched.
+  std::size_t helper_nodes_attributed = 0;
 };
 
 // Per ReplayGraph lane: 1 for a host lane with no stage, wait, produce or consume records of

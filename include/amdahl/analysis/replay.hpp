@@ -162,8 +162,9 @@ struct CriticalPath {
   // exposed_ns), per stage, `other` last (always 0).
   std::vector<double> host_exposed_ns;
   // What the path is made of: time per lane (GPU streams and host threads, index into
-  // ReplayGraph::lanes), launch-call time (in `other`), and per edge kind the edges it crossed
-  // and the time charged on them (launch latency, wake-ups, delays).
+  // ReplayGraph::lanes), the time of launch calls outside every stage (in `other`; inside a
+  // stage's ranges they are its host part), and per edge kind the edges it crossed and the time
+  // charged on them (launch latency, wake-ups, delays).
   std::vector<double> lane_ns;
   double launch_ns = 0;
   std::size_t edge_count[kEdgeKinds] = {};
