@@ -501,18 +501,26 @@ std::vector<double> stage_work_ns(const ReplayGraph& g, Interval window) {
   return out;
 }
 
-ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>& op_stages,
-                               const StepSelection& sel, const std::function<void()>& inputs_read) {
-  if (!tl.records) throw InputError("replay: timeline without records");
-  Builder b(tl, op_stages, sel);
-  const format::RecordSet& rs = *tl.records;
-  b.g.stage_names = tl.stage_names;
-  b.g.window = sel.window;
+namespace {
 
-  // ---- host lanes: every timeline lane, plus every thread that made CUDA API calls.
-  std::map<LaneKey, std::uint32_t> host_of;
+// The state the phases of build_replay_graph share (besides Builder's graph and look-ups).
+struct GraphBuild : Builder {
+  using Builder::Builder;
   std::vector<HostInput> hosts;
-  auto host = [&](std::uint32_t pid, std::uint64_t tid) -> std::uint32_t {
+  std::map<LaneKey, std::uint32_t> host_of;
+  std::vector<std::uint32_t> computed;  // launching API calls, when the timeline has none
+  const std::vector<std::uint32_t>* api_for_op = nullptr;
+  OpsByEnd ops_by_end;
+  EventLinks events;
+  std::uint32_t drv_host = kNone;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<std::uint32_t>> streams;  // (pid, device|stream) -> ops
+  std::vector<std::uint32_t> gpu_node_of;  // per GPU op, its node
+  std::int64_t launch_latency = 0;
+  std::unordered_map<std::int64_t, std::vector<std::pair<std::uint32_t, std::int64_t>>> produce_of;  // item -> (lane, ts)
+  std::vector<std::pair<std::int64_t, std::uint32_t>> consumes_by_ts;  // (ts, host lane)
+
+  // The host lane of (pid, tid), added on first sight.
+  std::uint32_t host(std::uint32_t pid, std::uint64_t tid) {
     auto [it, added] = host_of.try_emplace(LaneKey{pid, tid}, static_cast<std::uint32_t>(hosts.size()));
     if (added) {
       HostInput h;
@@ -523,17 +531,57 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       hosts.push_back(std::move(h));
     }
     return it->second;
-  };
+  }
+  std::int64_t launch_time(std::size_t op) const { return launch_time_of(rs, *api_for_op, op); }
+
+  // Joins the end of Wait node `wait` to the end of `from`. Binding in the recording (the
+  // source ended after the wait began): the wait costs nothing by itself and ends the observed
+  // wake-up latency after the source; otherwise it keeps its recorded duration as its own cost
+  // and the join only says "not before the source" (weight 0: a wake-up weight measured from a
+  // source that ended long before the wait began would pin the wait's end to its recorded time
+  // in every replay). False (and counted) for a source that ended after the wait.
+  bool add_join(std::uint32_t wait, std::uint32_t from, EdgeKind kind) {
+    ReplayNode& w = g.nodes[wait];
+    const std::int64_t src_end = g.nodes[from].end_ns;
+    if (src_end > w.end_ns + kTolNs) { ++g.dropped_backward_edges; return false; }
+    const bool binding = src_end > w.start_ns;
+    add_edge(wait, from, binding ? w.end_ns - src_end : 0, true, kind);
+    if (binding) w.base_ns = 0;
+    return true;
+  }
+
+  // What the graph no longer needs once every edge is in.
+  void release_inputs() {
+    release(streams);
+    release(ops_by_end);
+    release(produce_of);
+    release(consumes_by_ts);
+    release(gpu_node_of);
+    release(events.sync_op);
+    release(events.stream_wait_op);
+    release(computed);
+  }
+};
+
+// Phase 1: the host lanes (every timeline lane, every thread with CUDA calls) and their cut
+// points: API calls (implicit waits cut at the call's typical cost), marks, waits, steps.
+void collect_host_inputs(GraphBuild& b) {
+  const Timeline& tl = b.tl;
+  const format::RecordSet& rs = b.rs;
+  const StepSelection& sel = b.sel;
+  auto host = [&](std::uint32_t pid, std::uint64_t tid) { return b.host(pid, tid); };
+  std::vector<HostInput>& hosts = b.hosts;
+  // ---- host lanes: every timeline lane, plus every thread that made CUDA API calls.
   for (const Lane& l : tl.lanes) host(l.pid, l.tid);
 
   // Each GPU op's launching API call (found once, by build_timeline), and per pid the ops
   // sorted by end (for the joins of waits).
-  std::vector<std::uint32_t> computed;
-  if (tl.api_of_op.size() != rs.gpu_ops.size()) computed = launching_api_calls(rs);
-  const std::vector<std::uint32_t>& api_for_op = computed.empty() ? tl.api_of_op : computed;
+  if (tl.api_of_op.size() != rs.gpu_ops.size()) b.computed = launching_api_calls(rs);
+  b.api_for_op = b.computed.empty() ? &tl.api_of_op : &b.computed;
   static_assert(kNone == kNoApiCall);
-  OpsByEnd ops_by_end = ops_by_end_per_pid(rs);
-  EventLinks events = event_links(rs, api_for_op);
+  const std::vector<std::uint32_t>& api_for_op = *b.api_for_op;
+  b.ops_by_end = ops_by_end_per_pid(rs);
+  b.events = event_links(rs, api_for_op);
 
   // API calls: launch calls (non-blocking) and the start of every call that launched GPU work.
   {
@@ -569,7 +617,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     std::vector<std::int8_t> blocking(rs.strings.size(), -1);  // is_blocking_cuda_call per name id
     for (const auto& a : rs.api_calls)
       if (a.name < blocking.size() && blocking[a.name] < 0) blocking[a.name] = is_blocking_cuda_call(rs.str(a.name)) ? 1 : 0;
-    ImplicitWaitFinder finder(rs, api_for_op, ops_by_end, typical_call_ns(rs, blocking));
+    ImplicitWaitFinder finder(rs, api_for_op, b.ops_by_end, typical_call_ns(rs, blocking));
     HostInput* h = nullptr;  // the previous call's thread (calls come in long runs per thread)
     LaneKey last{};
     for (std::size_t i = 0; i < rs.api_calls.size(); ++i) {
@@ -602,11 +650,19 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   }
   if (sel.driving_lane >= tl.lanes.size() || sel.steps.empty()) throw InputError("replay: no analysis window");
   const Lane& drv = tl.lanes[sel.driving_lane];
-  const std::uint32_t drv_host = host(drv.pid, drv.tid);
+  b.drv_host = host(drv.pid, drv.tid);
+  const std::uint32_t drv_host = b.drv_host;
   for (const Interval& s : sel.steps) hosts[drv_host].cuts.push_back(s.start_ns);
   hosts[drv_host].cuts.push_back(sel.window.start_ns);
   hosts[drv_host].cuts.push_back(sel.window.end_ns);
 
+}
+
+// Phase 2: every host lane cut into work, launch and wait nodes.
+void cut_host_lanes(GraphBuild& b) {
+  const Timeline& tl = b.tl;
+  const format::RecordSet& rs = b.rs;
+  std::vector<HostInput>& hosts = b.hosts;
   b.lane_nodes.resize(hosts.size());
   b.hint.assign(hosts.size(), 0);
   {  // reserve once, exactly: growing vectors of millions of nodes/edges doubles their peak
@@ -631,8 +687,17 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   }
 
 
+}
+
+// Phase 3: one lane per GPU stream, a node per op in start order; the launch latency observed
+// when the GPU was idle; which stages have GPU operations.
+void place_gpu_ops(GraphBuild& b) {
+  const format::RecordSet& rs = b.rs;
+  const std::vector<GpuOpStage>& op_stages = b.op_stages;
+  const std::vector<std::uint32_t>& api_for_op = *b.api_for_op;
+  auto& streams = b.streams;
+  auto& gpu_node_of = b.gpu_node_of;
   // ---- GPU lanes: one per (pid, device, stream), ops in start order.
-  std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<std::uint32_t>> streams;
   {
     std::vector<std::uint32_t>* run = nullptr;  // the previous op's stream (ops come in runs)
     std::pair<std::uint32_t, std::uint64_t> last{};
@@ -650,7 +715,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   // Launch latency observed when the GPU was idle: op start - API start where the stream's
   // previous op had ended before the API call began.
   std::vector<std::int64_t> idle_latencies;
-  std::vector<std::uint32_t> gpu_node_of(rs.gpu_ops.size(), kNone);
+  gpu_node_of.assign(rs.gpu_ops.size(), kNone);
   for (auto& [key, ops] : streams) {
     sort_ops_by(ops, [&](std::uint32_t x) { return rs.gpu_ops[x].start_ns; });
     ReplayLane rl;
@@ -677,7 +742,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       prev_end = std::max(prev_end, op.end_ns);
     }
   }
-  const std::int64_t launch_latency = median(idle_latencies);
+  b.launch_latency = median(idle_latencies);
 
   b.g.stage_on_gpu.assign(b.g.stage_names.size(), 0);
   for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i)
@@ -686,6 +751,18 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       if (st >= 0 && static_cast<std::size_t>(st) < b.g.stage_on_gpu.size()) b.g.stage_on_gpu[static_cast<std::size_t>(st)] = 1;
     }
 
+}
+
+// Phase 4: each op's start: stream order, its launch, an event it waits for through
+// cudaStreamWaitEvent, or (inferred) the op that ended last on another stream.
+void link_gpu_ops(GraphBuild& b) {
+  const format::RecordSet& rs = b.rs;
+  const std::vector<std::uint32_t>& api_for_op = *b.api_for_op;
+  const auto& streams = b.streams;
+  const auto& gpu_node_of = b.gpu_node_of;
+  const auto& host_of = b.host_of;
+  const auto& events = b.events;
+  const std::int64_t launch_latency = b.launch_latency;
   // Per (pid, device): ops sorted by end, for inferring cross-stream waits.
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint32_t>> device_ops_by_end;
   {
@@ -782,33 +859,19 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     }
   }
 
-  // ---- completion edges: a blocking CUDA call ends after the GPU op it waited for.
-  // The join is the latest-ending op of its process that ended before the wait ended and
-  // whose launch (or start) came before the wait began.
-  auto launch_time = [&](std::size_t op_index) { return launch_time_of(rs, api_for_op, op_index); };
+}
 
-  auto add_join = [&](std::uint32_t wait, std::uint32_t from, EdgeKind kind) {
-    ReplayNode& w = b.g.nodes[wait];
-    const std::int64_t src_end = b.g.nodes[from].end_ns;
-    if (src_end > w.end_ns + kTolNs) { ++b.g.dropped_backward_edges; return false; }
-    // Binding in the recording (the source ended after the wait began): the wait costs
-    // nothing by itself and ends the observed wake-up latency after the source; otherwise it
-    // keeps its recorded duration as its own cost and the join only says "not before the
-    // source" (weight 0: a wake-up weight measured from a source that ended long before the
-    // wait began would pin the wait's end to its recorded time in every replay).
-    const bool binding = src_end > w.start_ns;
-    b.add_edge(wait, from, binding ? w.end_ns - src_end : 0, true, kind);
-    if (binding) w.base_ns = 0;
-    return true;
-  };
-
+// Phase 5: implicit waits joined to the op they waited for.
+void link_implicit_waits(GraphBuild& b) {
+  const auto& gpu_node_of = b.gpu_node_of;
+  std::vector<HostInput>& hosts = b.hosts;
   // Implicit waits: joined to the op they waited for (found before the lanes were cut).
   for (HostInput& h : hosts) {
     for (std::size_t k = 0; k < h.implicit.size(); ++k) {
       const std::uint32_t id = h.implicit_node[k];
       const ImplicitWait& w = h.implicit[k];
       if (id == kNone || gpu_node_of[w.op] == kNone) continue;
-      if (!add_join(id, gpu_node_of[w.op], w.kind)) { ++b.g.unlinked_waits; continue; }
+      if (!b.add_join(id, gpu_node_of[w.op], w.kind)) { ++b.g.unlinked_waits; continue; }
       ++b.g.linked_waits;
       const std::int64_t len = b.g.nodes[id].end_ns - b.g.nodes[id].start_ns;
       if (w.kind == EdgeKind::QueueFull) {
@@ -821,9 +884,23 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     }
   }
 
+}
+
+// Phase 6: the other waits of the host lanes: blocking syncs (joined to their exact event, or
+// to the latest-ending op of the process that ended before the wait ended and whose launch,
+// or start, came before the wait began), queue waits (produce -> consume, consume -> a
+// producer blocked on a full queue).
+void link_host_waits(GraphBuild& b) {
+  const Timeline& tl = b.tl;
+  const format::RecordSet& rs = b.rs;
+  const auto& gpu_node_of = b.gpu_node_of;
+  const auto& host_of = b.host_of;
+  const auto& events = b.events;
+  const auto& ops_by_end = b.ops_by_end;
+  std::vector<HostInput>& hosts = b.hosts;
+  auto& produce_of = b.produce_of;
+  auto& consumes_by_ts = b.consumes_by_ts;
   // Produce / consume look-ups: item -> (host lane, ts) of produce and of consume.
-  std::unordered_map<std::int64_t, std::vector<std::pair<std::uint32_t, std::int64_t>>> produce_of;
-  std::vector<std::pair<std::int64_t, std::uint32_t>> consumes_by_ts;  // (ts, host lane)
   for (const Lane& l : tl.lanes) {
     const std::uint32_t h = host_of.at(LaneKey{l.pid, l.tid});
     for (const auto& m : l.produces) produce_of[m.item].push_back({h, m.ts_ns});
@@ -847,7 +924,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
       if (n.stage == kLabelGpuWait && !events.sync_op.empty()) {
         auto ev = events.sync_op.find({LaneKey{hosts[hl].pid, hosts[hl].tid}, n.start_ns});
         if (ev != events.sync_op.end() && gpu_node_of[ev->second] != kNone) {
-          linked = add_join(id, gpu_node_of[ev->second], EdgeKind::Event);
+          linked = b.add_join(id, gpu_node_of[ev->second], EdgeKind::Event);
           if (linked) { ++b.g.event_joins; ++b.g.gpu_joins; }
         }
       }
@@ -860,8 +937,8 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
                                       [&](std::int64_t t, std::uint32_t x) { return t < rs.gpu_ops[x].end_ns; });
           for (int k = 0; k < 64 && pos != v.begin(); ++k) {
             --pos;
-            if (launch_time(*pos) <= n.start_ns + kTolNs) {
-              linked = add_join(id, gpu_node_of[*pos], EdgeKind::Completion);
+            if (b.launch_time(*pos) <= n.start_ns + kTolNs) {
+              linked = b.add_join(id, gpu_node_of[*pos], EdgeKind::Completion);
               if (linked) ++b.g.gpu_joins;
               break;
             }
@@ -886,7 +963,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
               if (pr.second <= c->ts_ns + kTolNs && (!best || pr.second > best->second)) best = &pr;
             if (best) {
               const std::uint32_t from = b.node_ending_at(best->first, best->second);
-              if (from != kNone && from != id) linked = add_join(id, from, EdgeKind::ProduceConsume);
+              if (from != kNone && from != id) linked = b.add_join(id, from, EdgeKind::ProduceConsume);
             }
           }
         } else if (p) {
@@ -896,7 +973,7 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
           if (it != consumes_by_ts.begin()) {
             --it;
             const std::uint32_t from = b.node_ending_at(it->second, it->first);
-            if (from != kNone && from != id && b.g.nodes[from].end_ns <= n.end_ns + kTolNs) linked = add_join(id, from, EdgeKind::ProduceConsume);
+            if (from != kNone && from != id && b.g.nodes[from].end_ns <= n.end_ns + kTolNs) linked = b.add_join(id, from, EdgeKind::ProduceConsume);
           }
         }
       }
@@ -909,6 +986,13 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     }
   }
 
+}
+
+// Phase 7: produce -> consume joins at every consume mark.
+void link_consumes(GraphBuild& b) {
+  const Timeline& tl = b.tl;
+  const auto& host_of = b.host_of;
+  const auto& produce_of = b.produce_of;
   // ---- produce -> consume joins on the zero-length waits at every consume: the consume of
   // item n cannot happen before its produce, also where the consumer did not wait in the
   // recording (it may have to once its own work gets faster).
@@ -929,23 +1013,22 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
     }
   }
 
+}
+
+// Phase 8: the analysis window's nodes on the driving lane.
+void set_window(GraphBuild& b) {
+  const StepSelection& sel = b.sel;
+  const std::uint32_t drv_host = b.drv_host;
   // ---- the analysis window on the driving lane.
   for (const Interval& s : sel.steps) b.g.span_first_node.push_back(b.node_starting_at(drv_host, s.start_ns));
   b.g.window_end_node = b.node_ending_at(drv_host, sel.window.end_ns);
   if (b.g.window_end_node == kNone || b.g.span_first_node.empty() || b.g.span_first_node.front() == kNone)
     throw InputError("replay: the analysis window is not on the driving thread's timeline");
 
-  release(streams);
-  release(ops_by_end);
-  release(produce_of);
-  release(consumes_by_ts);
-  release(gpu_node_of);
-  release(device_ops_by_end);
-  release(events.sync_op);
-  release(events.stream_wait_op);
-  release(computed);
-  if (inputs_read) inputs_read();  // tl, rs and op_stages are not read below
+}
 
+// Phase 9: the edges flattened into the CSR of incoming edges.
+void flatten_edges(GraphBuild& b) {
   // ---- flatten edges into the CSR of incoming edges: per node, its program-order edge (host
   // lanes) first, then the others in insertion order (a counting sort: no comparison sort).
   // Program order: a host lane's nodes are consecutive ids, so node i > first follows i - 1.
@@ -974,6 +1057,27 @@ ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>
   release(b.lane_nodes);
   for (std::size_t i = 0; i < n; ++i) begin[i] = begin[i + 1];  // now the slice starts
   begin[n] = total;
+}
+
+}  // namespace
+
+ReplayGraph build_replay_graph(const Timeline& tl, const std::vector<GpuOpStage>& op_stages,
+                               const StepSelection& sel, const std::function<void()>& inputs_read) {
+  if (!tl.records) throw InputError("replay: timeline without records");
+  GraphBuild b(tl, op_stages, sel);
+  b.g.stage_names = tl.stage_names;
+  b.g.window = sel.window;
+  collect_host_inputs(b);
+  cut_host_lanes(b);
+  place_gpu_ops(b);
+  link_gpu_ops(b);
+  link_implicit_waits(b);
+  link_host_waits(b);
+  link_consumes(b);
+  set_window(b);
+  b.release_inputs();
+  if (inputs_read) inputs_read();  // tl, rs and op_stages are not read below
+  flatten_edges(b);
   return std::move(b.g);
 }
 
