@@ -929,6 +929,7 @@ void link_host_waits(GraphBuild& b) {
         }
       }
       if (linked) {
+        // a wait on an event: joined to its exact op above
       } else if (n.stage == kLabelGpuWait) {
         auto it = ops_by_end.find(hosts[hl].pid);
         if (it != ops_by_end.end()) {
