@@ -190,6 +190,7 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
   e.waits = r.driving_view.waits;
   e.bounds = cp.unlinked_waits_on_path > 0;
   r.exposure = std::move(e);
+  r.explanation = explain_path(*g, cp);
   r.path = std::move(cp);
   r.graph = std::move(g);
   r.exposed_basis = "critical_path";
@@ -233,12 +234,10 @@ std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, dou
     if (name == "h2d" || name == "d2h") return groups[1];
     if (name == "gpu_compute") return groups[2];
     if (name == "communication") return groups[3];
-    for (std::size_t i = 5; i < groups.size(); ++i)
-      if (groups[i].label == name) return groups[i];
     groups.push_back({name, "'" + name + "'", 0, {}});
     return groups.back();
   };
-  Group& launch = groups[4];
+  constexpr std::size_t kLaunch = 4;  // an index: group_of() may grow the vector
   double other = 0;
   for (const auto& s : stages) {
     if (s.is_other) { other = s.fraction; continue; }
@@ -254,14 +253,14 @@ std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, dou
       g.rows.push_back({s.name, gpu_share});
     }
     if (host_share > 0) {
-      launch.share += host_share;
-      launch.rows.push_back({s.name + " host part", host_share});
+      groups[kLaunch].share += host_share;
+      groups[kLaunch].rows.push_back({s.name + " host part", host_share});
     }
   }
   launch_fraction = std::clamp(launch_fraction, 0.0, other);
   if (launch_fraction > 0) {
-    launch.share += launch_fraction;
-    launch.rows.push_back({"launch calls outside stages", launch_fraction});
+    groups[kLaunch].share += launch_fraction;
+    groups[kLaunch].rows.push_back({"launch calls outside stages", launch_fraction});
     other -= launch_fraction;
   }
   const Group* top = nullptr;
@@ -279,7 +278,7 @@ std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, dou
     detail += ")";
   }
   if (top->share >= 0.3) {
-    if (top == &launch)
+    if (top == &groups[kLaunch])
       return "launch bound (host overhead): " + pct(top->share) + of + " is exposed " + top->what + detail +
              "; a faster GPU shortens none of it";
     return top->label + " bound: " + pct(top->share) + of + " is exposed " + top->what + detail;

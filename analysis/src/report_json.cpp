@@ -98,7 +98,7 @@ nlohmann::json report_to_json(const Report& r) {
                                      {"implicit_sync_wait_ns", g.implicit_sync_wait_ns},
                                      {"queue_depth", g.queue_depth},
                                      {"event_joins", g.event_joins}}}};
-    j["critical_path"]["explanation"] = path_explanation_to_json(explain_path(g, r.path));
+    j["critical_path"]["explanation"] = path_explanation_to_json(r.explanation);
   }
 
   const auto& w = r.exposure.waits;

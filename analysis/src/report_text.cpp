@@ -66,7 +66,7 @@ std::string report_to_text(const Report& r, bool with_notes) {
       out += buf;
     }
   out += "\nverdict: " + r.verdict + "\n";
-  if (r.graph && r.exposed_basis == "critical_path") out += explain_path(*r.graph, r.path).text + "\n";
+  if (r.graph && r.exposed_basis == "critical_path") out += r.explanation.text + "\n";
   if (r.steps > 1) {
     std::snprintf(buf, sizeof buf, "step time: mean %.3f ms, median %.3f ms, p95 %.3f ms, stddev %.3f ms\n",
                   r.step_ns.mean / 1e6, r.step_ns.median / 1e6, r.step_ns.p95 / 1e6, r.step_ns.stddev / 1e6);

@@ -1,7 +1,6 @@
 // validate: measured per-stage factors between two runs, predictions from the base run alone
 // (classic and replay), measured speedup, relative errors; JSON and text renderings.
 #include "amdahl/analysis/validate.hpp"
-#include "amdahl/analysis/path_explanation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -129,9 +128,9 @@ Validation validate_runs(const Report& base, const Report& improved, const Valid
   // structure the base run cannot show.
   auto syncs_per_step = [](const Report& r) {
     if (!r.graph || r.steps == 0) return 0.0;
-    const PathExplanation e = explain_path(*r.graph, r.path);
     std::size_t n = 0;
-    for (EdgeKind k : {EdgeKind::Completion, EdgeKind::ImplicitSync, EdgeKind::Event}) n += e.waits[static_cast<std::size_t>(k)].count;
+    for (EdgeKind k : {EdgeKind::Completion, EdgeKind::ImplicitSync, EdgeKind::Event})
+      n += r.explanation.waits[static_cast<std::size_t>(k)].count;
     return static_cast<double>(n) / static_cast<double>(r.steps);
   };
   const double base_syncs = syncs_per_step(base), improved_syncs = syncs_per_step(improved);

@@ -72,6 +72,27 @@ TEST_CASE("report text and verdict") {
   CHECK(verdict_line(rows, true).rfind("no dominant stage", 0) == 0);
 }
 
+TEST_CASE("verdict: the host parts of GPU stages and launch calls are one group, beside many user stages") {
+  // A GPU stage mostly host part, then user stages (each a group of its own: the group list
+  // grows while the host parts are added to the launch group).
+  std::vector<StageRow> rows(1);
+  rows[0].name = "gpu_compute"; rows[0].on_gpu = true; rows[0].fraction = 0.40;
+  rows[0].exposed_host_ns = 30; rows[0].exposed_gpu_ns = 10;
+  for (int i = 0; i < 20; ++i) {
+    StageRow u;
+    u.name = "user" + std::to_string(i);
+    u.fraction = 0.01;
+    rows.push_back(u);
+  }
+  StageRow other;
+  other.name = "other"; other.is_other = true; other.fraction = 0.40;
+  rows.push_back(other);
+  CHECK(verdict_line(rows, true, 0.2) ==
+        "launch bound (host overhead): 50% of each step is exposed host time launching GPU work (gpu_compute host "
+        "part 30%, launch calls outside stages 20%); a faster GPU shortens none of it");
+  CHECK(verdict_line(rows, true, 0.0).rfind("unannotated: 40%", 0) == 0);
+}
+
 TEST_CASE("whatif: numbers, fields, reproducible interval, unknown stage") {
   const Report r = analyze(serial().profile);
   const double p = r.find_stage("disk_io")->fraction;

@@ -15,6 +15,7 @@
 
 #include "amdahl/analysis/attribution.hpp"
 #include "amdahl/analysis/gpu_attribution.hpp"
+#include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/replay.hpp"
 #include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/analysis/stage_stats.hpp"
@@ -70,6 +71,7 @@ struct Report {
   // The dependency graph (null when it could not be built) and its critical path at factor 1.
   std::shared_ptr<const ReplayGraph> graph;
   CriticalPath path;
+  PathExplanation explanation;  // what holds `path` (computed once with it)
   // Work per analysed step, per stage (not `other`): host and GPU work in the window, except
   // on producer threads (lanes with `produce` marks), whose work is counted per item: from the
   // produce before the first item consumed in the window to the produce of the last one (so a
