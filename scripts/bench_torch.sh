@@ -30,28 +30,7 @@ python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.i
 
 # 1. The dataset: $nimg JPEGs of 500x375, 10 classes; smooth random colour fields plus noise
 #    (so they compress and decode like photographs, ~30-60 KB each). Generated in parallel.
-if [ ! -f "$data/.complete-$nimg" ]; then
-  rm -rf "$data"
-  python3 - "$data" "$nimg" <<'EOF'
-import os, sys
-from multiprocessing import Pool
-import numpy as np
-from PIL import Image
-root, n = sys.argv[1], int(sys.argv[2])
-def make(i):
-    rng = np.random.default_rng(i)
-    cls = i % 10
-    small = rng.integers(0, 256, size=(12, 16, 3), dtype=np.uint8)
-    img = Image.fromarray(small).resize((500, 375), Image.BICUBIC)
-    a = np.asarray(img, dtype=np.int16) + rng.integers(-12, 13, size=(375, 500, 3), dtype=np.int16)
-    d = os.path.join(root, "class_%02d" % cls)
-    os.makedirs(d, exist_ok=True)
-    Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(os.path.join(d, "img_%05d.jpg" % i), quality=90)
-with Pool(min(16, os.cpu_count() or 1)) as p:
-    p.map(make, range(n), chunksize=32)
-open(os.path.join(root, ".complete-%d" % n), "w").close()
-EOF
-fi
+python3 "$root/scripts/make_imagefolder.py" "$data" "$nimg"
 echo "== dataset: $(find "$data" -name '*.jpg' | wc -l) JPEGs, $(du -sh "$data" | cut -f1) in $data ($(( $(date +%s) - t0 )) s)"
 
 common=("$data" --batch-size "$batch" --steps "$steps" --log-every 10 "${amp[@]}")

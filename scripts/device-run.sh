@@ -2,7 +2,7 @@
 # One call on the GPU machine: build (or reuse a carried build), run the `gpu`-labelled tests,
 # then the benchmarks named as arguments (default: all), and leave every result under $OUT
 # (a summary, the full log and a tarball of reports/profiles: the device tool returns at most
-# 8 files). Usage: scripts/device-run.sh [tests] [profiles] [resnet50] [workloads] [overhead] [torch] [kineto] [dataloader] [implicit]
+# 8 files). Usage: scripts/device-run.sh [tests] [profiles] [resnet50] [workloads] [overhead] [torch] [kineto] [dataloader] [implicit] [workers]
 # Each step runs under a time limit (STEP_TIMEOUT_<name> seconds, default 300).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -54,7 +54,7 @@ if want tests; then
   fi
   grep -E "tests passed|Passed|Failed|Skipped|^---- .* exit|test cases" "$OUT_RESULTS/gpu-tests.log" >> "$summary"
 fi
-for b in profiles resnet50 workloads overhead torch kineto dataloader implicit; do
+for b in profiles resnet50 workloads overhead torch kineto dataloader implicit workers; do
   if want "$b" && [ -f "scripts/bench_$b.sh" ]; then
     echo "== bench $b ($(( $(date +%s) - t0 )) s)"
     limit_var="STEP_TIMEOUT_$b"

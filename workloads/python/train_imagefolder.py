@@ -25,6 +25,9 @@ def parse_args():
     ap.add_argument("--no-pin-memory", action="store_true")
     ap.add_argument("--log-every", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=5, help="steps left out of the throughput figure")
+    ap.add_argument("--timed-last", type=int, default=0,
+                    help="also time the last K steps alone (the steady state, after the prefetch drain)")
+    ap.add_argument("--arch", default="resnet50", help="torchvision model name")
     return ap.parse_args()
 
 
@@ -41,7 +44,7 @@ def main():
         dataset, batch_size=args.batch_size, shuffle=True, num_workers=args.workers,
         pin_memory=not args.no_pin_memory, drop_last=True)
 
-    model = torchvision.models.resnet50(num_classes=len(dataset.classes)).to(device)
+    model = getattr(torchvision.models, args.arch)(num_classes=len(dataset.classes)).to(device)
     if args.channels_last:
         model = model.to(memory_format=torch.channels_last)
     criterion = nn.CrossEntropyLoss().to(device)
@@ -52,6 +55,8 @@ def main():
     model.train()
     step = 0
     t_warm = None
+    t_last = None
+    last_from = args.steps - args.timed_last if args.steps and args.timed_last else -1
     done = False
     for epoch in range(args.epochs):
         for images, target in loader:
@@ -66,6 +71,10 @@ def main():
             loss.backward()
             optimizer.step()
             step += 1
+            if step == last_from:
+                if device.type == "cuda":
+                    torch.cuda.synchronize()
+                t_last = time.perf_counter()
             if step == args.warmup:
                 if device.type == "cuda":
                     torch.cuda.synchronize()
@@ -84,6 +93,10 @@ def main():
         n = step - args.warmup
         print("steps %d (timed %d): %.1f ms/step, %.1f images/s"
               % (step, n, 1e3 * dt / n, n * args.batch_size / dt), flush=True)
+    if t_last is not None and step > last_from:
+        dt = time.perf_counter() - t_last
+        n = step - last_from
+        print("last %d steps: %.2f ms/step" % (n, 1e3 * dt / n), flush=True)
 
 
 if __name__ == "__main__":

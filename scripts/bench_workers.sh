@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# GPU-machine run for issue 17: an unmodified torchvision ImageFolder script
+# (workloads/python/train_imagefolder.py: JPEGs on disk, bf16 AMP, channels_last, pin_memory)
+# with DataLoader num_workers 0, 2, 4 and 8.
+#  1. unprofiled, rounds interleaved: the script's own timing of its last steps (steady state);
+#  2. under `amdahl profile --torch`, each N once;
+#  3. the w4 run under torch.profiler (scripts/kineto_wrap.py) and `amdahl import` of its trace,
+#     plus a small trace (resnet18, few steps, 2 workers) for tests/data;
+#  4. `whatif --workers N` on the w0 profile, `validate w0 wN`, the reports; then the table
+#     (scripts/workers_table.py) of predicted vs measured.
+# Env: WB_IMAGES (3840), WB_BATCH (64), WB_STEPS (60), WB_LAST (25), WB_ROUNDS (2),
+#      WB_WORKERS ("0 2 4 8"), WB_DATA (/tmp/amdahl-imagefolder-wb).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+OUT="${OUT:-$root/out}"
+res="${OUT_RESULTS:-$OUT/results}"
+mkdir -p "$res"
+build="${AMDAHL_BUILD_DIR:-$root/build}"
+amdahl="$build/bin/amdahl"
+nimg="${WB_IMAGES:-3840}"; batch="${WB_BATCH:-64}"; steps="${WB_STEPS:-60}"; last="${WB_LAST:-25}"
+rounds="${WB_ROUNDS:-2}"; workers=(${WB_WORKERS:-0 2 4 8})
+data="${WB_DATA:-/tmp/amdahl-imagefolder-wb}"
+script="$root/workloads/python/train_imagefolder.py"
+t0=$(date +%s)
+el() { echo "$(( $(date +%s) - t0 )) s"; }
+
+[ -x "$amdahl" ] || { echo "bench_workers: $amdahl is not built"; exit 1; }
+python3 -c "import torch, torchvision, PIL" || { echo "bench_workers: needs torch, torchvision and PIL"; exit 1; }
+python3 -c "import nvtx" 2>/dev/null || echo "bench_workers: WARNING: no nvtx package (no produce/consume links)"
+python3 -c "import torch, os; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'cpus', os.cpu_count(), 'affinity', len(os.sched_getaffinity(0)), 'intra-op threads', torch.get_num_threads())"
+python3 "$root/scripts/make_imagefolder.py" "$data" "$nimg"
+echo "== dataset: $(find "$data" -name '*.jpg' | wc -l) JPEGs, $(du -sh "$data" | cut -f1) ($(el))"
+
+common=("$data" --batch-size "$batch" --steps "$steps" --timed-last "$last" --log-every 20 --amp --channels-last)
+# 1. Unprofiled, interleaved rounds.
+for r in $(seq 1 "$rounds"); do
+  for w in "${workers[@]}"; do
+    python3 "$script" "${common[@]}" --workers "$w" > "$res/plain-w$w-r$r.txt" 2>&1
+    echo "plain w$w r$r: $(grep -E '^last' "$res/plain-w$w-r$r.txt") ($(el))"
+  done
+done
+# 2. Profiled.
+for w in "${workers[@]}"; do
+  "$amdahl" profile --torch --force -o "$res/wb-w$w.amdahl" -- python3 "$script" "${common[@]}" --workers "$w" \
+    > "$res/profiled-w$w.txt" 2> "$res/profile-w$w.log"
+  echo "profiled w$w: exit $? $(grep -E '^last' "$res/profiled-w$w.txt") ($(el))"
+  "$amdahl" report "$res/wb-w$w.amdahl" > "$res/report-w$w.txt" 2>&1
+  "$amdahl" report "$res/wb-w$w.amdahl" --format json -o "$res/report-w$w.json" --force 2>/dev/null
+done
+cat "$res/report-w0.txt" "$res/report-w4.txt"
+# 4. What-ifs and validation from the w0 profile.
+for w in "${workers[@]}"; do
+  [ "$w" = 0 ] && continue
+  "$amdahl" whatif "$res/wb-w0.amdahl" --workers "$w" > "$res/whatif-w$w.txt" 2>&1
+  "$amdahl" whatif "$res/wb-w0.amdahl" --workers "$w" --format json > "$res/whatif-w$w.json" 2>/dev/null
+  "$amdahl" validate "$res/wb-w0.amdahl" "$res/wb-w$w.amdahl" > "$res/validate-w$w.txt" 2>&1
+  "$amdahl" validate "$res/wb-w0.amdahl" "$res/wb-w$w.amdahl" --format json > "$res/validate-w$w.json" 2>/dev/null
+done
+cat "$res/whatif-w4.txt" "$res/validate-w4.txt"
+# 3. torch.profiler: the w4 run, and a small trace for the tests.
+python3 "$root/scripts/kineto_wrap.py" "$res/kineto-w4.json.gz" "$script" "${common[@]}" --workers 4 \
+  > "$res/kineto-w4.txt" 2>&1
+echo "kineto w4: exit $? $(grep -E '^last' "$res/kineto-w4.txt") $(du -h "$res/kineto-w4.json.gz" | cut -f1) ($(el))"
+"$amdahl" import "$res/kineto-w4.json.gz" -o "$res/kineto-w4.amdahl" --force > "$res/import-w4.log" 2>&1
+"$amdahl" report "$res/kineto-w4.amdahl" > "$res/kineto-report-w4.txt" 2>&1
+"$amdahl" report "$res/kineto-w4.amdahl" --format json -o "$res/kineto-report-w4.json" --force 2>/dev/null
+cat "$res/import-w4.log" "$res/kineto-report-w4.txt"
+python3 "$root/scripts/kineto_wrap.py" "$res/kineto-small-w2.json.gz" "$script" "$data" --batch-size 16 --steps 8 \
+  --workers 2 --arch resnet18 --amp --channels-last > "$res/kineto-small.txt" 2>&1
+echo "kineto small: exit $? $(du -h "$res/kineto-small-w2.json.gz" | cut -f1)"
+python3 "$root/scripts/workers_table.py" "$res" "${workers[@]}" | tee "$res/workers-table.md"
+# Keep the transfer small: the large trace is dropped when over 12 MB (its import stays).
+[ "$(stat -c %s "$res/kineto-w4.json.gz" 2>/dev/null || echo 0)" -gt 12000000 ] && rm -f "$res/kineto-w4.json.gz"
+echo "== bench_workers done in $(el)"
