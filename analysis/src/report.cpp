@@ -306,6 +306,8 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
   r.total_steps = sel.total_steps;
   r.warmup = sel.warmup;
   r.warmup_auto = sel.warmup_auto;
+  r.fill_steps = sel.fill_steps;
+  r.drain_steps = sel.drain_steps;
   const Lane& drv = tl.lanes[sel.driving_lane];
   r.driving_pid = drv.pid;
   r.driving_tid = drv.tid;
@@ -412,7 +414,7 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
     r.notes.push_back(std::to_string(r.gpu.by_fallback) + " GPU ops in the window had no launching stage and were "
                       "attributed by kind (HtoD -> h2d, DtoH -> d2h, NCCL -> communication, else gpu_compute)");
   if (!r.warmup_auto || r.warmup > 0)
-    r.notes.push_back(std::to_string(r.warmup) + " warm-up step(s) excluded (" +
+    r.notes.push_back(std::to_string(r.warmup - r.fill_steps) + " warm-up step(s) excluded (" +
                       (r.warmup_auto ? "automatic" : "--warmup") + ")");
 
   for (const auto& d : rs.diagnostics)

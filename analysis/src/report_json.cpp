@@ -29,6 +29,7 @@ nlohmann::json report_to_json(const Report& r) {
   j["total_steps"] = r.total_steps;
   j["warmup_steps"] = r.warmup;
   j["warmup"] = r.warmup_auto ? "auto" : "explicit";
+  j["steady_state"] = {{"fill_steps", r.fill_steps}, {"drain_steps", r.drain_steps}};
   j["step_name"] = r.step_name;
   j["window"] = {{"start_ns", r.window.start_ns}, {"end_ns", r.window.end_ns}};
   j["driving_thread"] = {{"pid", r.driving_pid}, {"tid", r.driving_tid}, {"name", r.driving_name}};

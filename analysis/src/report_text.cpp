@@ -27,8 +27,12 @@ std::string report_to_text(const Report& r, bool with_notes) {
   char buf[512];
   const double wall_ms = static_cast<double>(r.wall_ns) / 1e6;
   if (r.steps > 0) {
-    std::snprintf(buf, sizeof buf, "window: %.1f ms, %zu steps (%zu warm-up excluded, %s), %.2f ms/step\n", wall_ms,
-                  r.steps, r.warmup, r.warmup_auto ? "auto" : "--warmup", wall_ms / static_cast<double>(r.steps));
+    std::string edges;
+    if (r.fill_steps > 0) edges += ", " + std::to_string(r.fill_steps) + " pipeline fill";
+    if (r.drain_steps > 0) edges += ", " + std::to_string(r.drain_steps) + " drain";
+    std::snprintf(buf, sizeof buf, "window: %.1f ms, %zu steps (%zu warm-up%s excluded, %s), %.2f ms/step\n", wall_ms,
+                  r.steps, r.warmup - r.fill_steps, edges.c_str(), r.warmup_auto ? "auto" : "--warmup",
+                  wall_ms / static_cast<double>(r.steps));
   } else {
     std::snprintf(buf, sizeof buf, "window: %.1f ms, no steps (whole run of the driving thread)\n", wall_ms);
   }

@@ -20,6 +20,48 @@ std::size_t auto_warmup(const std::vector<std::int64_t>& durations) {
   return w;
 }
 
+PipelineEdges pipeline_edges(const Timeline& tl, std::size_t drv, const std::vector<Interval>& steps) {
+  PipelineEdges e;
+  if (drv >= tl.lanes.size() || steps.size() < 4) return e;
+  std::vector<std::int64_t> produced;
+  for (std::size_t i = 0; i < tl.lanes.size(); ++i) {
+    if (i == drv) continue;
+    for (const ItemMark& m : tl.lanes[i].produces) produced.push_back(m.ts_ns);
+  }
+  const auto& consumed = tl.lanes[drv].consumes;  // sorted by ts
+  if (produced.empty() || consumed.empty()) return e;
+  std::sort(produced.begin(), produced.end());
+  auto produced_by = [&](std::int64_t t) {
+    return static_cast<std::size_t>(std::upper_bound(produced.begin(), produced.end(), t) - produced.begin());
+  };
+  auto consumed_by = [&](std::int64_t t) {
+    return static_cast<std::size_t>(
+        std::upper_bound(consumed.begin(), consumed.end(), t, [](std::int64_t v, const ItemMark& m) { return v < m.ts_ns; }) -
+        consumed.begin());
+  };
+  const std::size_t n = steps.size();
+  e.backlog_at_start = static_cast<double>(produced_by(steps.front().start_ns)) -
+                       static_cast<double>(consumed_by(steps.front().start_ns));
+  // Fill: the first step in whose span a consume leaves the backlog empty.
+  for (std::size_t i = 0; i < n / 2; ++i) {
+    const std::int64_t a = steps[i].start_ns, b = i + 1 < n ? steps[i + 1].start_ns : steps[i].end_ns;
+    auto it = std::lower_bound(consumed.begin(), consumed.end(), a, [](const ItemMark& m, std::int64_t v) { return m.ts_ns < v; });
+    bool caught_up = false;
+    for (; it != consumed.end() && it->ts_ns < b; ++it)
+      if (produced_by(it->ts_ns) <= consumed_by(it->ts_ns)) caught_up = true;
+    if (caught_up) {
+      e.fill = i;
+      break;
+    }
+  }
+  // Drain: steps that start after the last produce.
+  const std::int64_t last_produce = produced.back();
+  std::size_t drain = 0;
+  while (drain < n / 4 && steps[n - 1 - drain].start_ns > last_produce) ++drain;
+  e.drain = drain;
+  return e;
+}
+
 std::vector<Interval> gpu_trace_windows(const format::RecordSet& rs, std::uint32_t pid) {
   format::StrId amdahl = format::kNoString, on = format::kNoString, off = format::kNoString;
   for (std::size_t i = 1; i < rs.strings.size(); ++i) {
@@ -89,6 +131,28 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
         sel.notes.push_back("only one step: no warm-up excluded");
     }
     sel.steps.assign(candidates.begin() + static_cast<std::ptrdiff_t>(sel.warmup), candidates.end());
+    if (!warmup) {
+      // The steady state: without the loaders' fill (batches prefetched during start-up) and
+      // drain (the queue emptied after the loaders stopped).
+      const PipelineEdges pe = pipeline_edges(tl, best, sel.steps);
+      if (pe.fill + pe.drain > 0 && pe.fill + pe.drain + 2 <= sel.steps.size()) {
+        sel.fill_steps = pe.fill;
+        sel.drain_steps = pe.drain;
+        sel.warmup += pe.fill;
+        sel.steps.erase(sel.steps.end() - static_cast<std::ptrdiff_t>(pe.drain), sel.steps.end());
+        sel.steps.erase(sel.steps.begin(), sel.steps.begin() + static_cast<std::ptrdiff_t>(pe.fill));
+        std::string note = "steady state: ";
+        if (pe.fill > 0)
+          note += std::to_string(pe.fill) + " step(s) after the warm-up excluded as the input pipeline's fill (" +
+                  std::to_string(static_cast<long long>(pe.backlog_at_start)) +
+                  " batch(es) were ready when the first step began; the driving thread caught up with its loaders "
+                  "at the next step)";
+        if (pe.drain > 0)
+          note += std::string(pe.fill > 0 ? "; " : "") + std::to_string(pe.drain) +
+                  " final step(s) excluded as its drain (they started after the loaders' last batch)";
+        sel.notes.push_back(note + "; --warmup N keeps them");
+      }
+    }
     for (std::size_t i = 0; i < sel.steps.size(); ++i) {
       const std::int64_t end = i + 1 < sel.steps.size() ? sel.steps[i + 1].start_ns : sel.steps[i].end_ns;
       sel.spans.push_back({sel.steps[i].start_ns, std::max(end, sel.steps[i].start_ns)});

@@ -22,7 +22,9 @@ std::string window_line(const analysis::Report& r) {
   std::string s;
   if (r.steps > 0) {
     s = std::to_string(r.steps) + " analysed step" + (r.steps == 1 ? "" : "s") + " of " +
-        std::to_string(r.total_steps) + " (" + std::to_string(r.warmup) + " warm-up excluded), window " +
+        std::to_string(r.total_steps) + " (" + std::to_string(r.warmup - r.fill_steps) + " warm-up" +
+        (r.fill_steps > 0 ? ", " + std::to_string(r.fill_steps) + " pipeline fill" : std::string()) +
+        (r.drain_steps > 0 ? ", " + std::to_string(r.drain_steps) + " drain" : std::string()) + " excluded), window " +
         ms(static_cast<double>(r.wall_ns)) + " ms, mean step " + ms(r.step_ns.mean) + " ms";
   } else {
     s = "no steps: the window is the whole run, " + ms(static_cast<double>(r.wall_ns)) + " ms";

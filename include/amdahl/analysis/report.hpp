@@ -57,6 +57,8 @@ struct Report {
   Interval window;
   std::size_t steps = 0, total_steps = 0, warmup = 0;
   bool warmup_auto = true;
+  std::size_t fill_steps = 0;   // of warmup: the input pipeline's fill (steps.hpp, pipeline_edges)
+  std::size_t drain_steps = 0;  // trailing steps excluded: the pipeline's drain
   std::string step_name;
   std::uint32_t driving_pid = 0;
   std::uint64_t driving_tid = 0;

@@ -17,8 +17,10 @@ struct StepSelection {
   std::size_t driving_lane = 0;
   bool has_steps = false;
   std::size_t total_steps = 0;   // step ranges on the driving lane
-  std::size_t warmup = 0;        // leading steps excluded
+  std::size_t warmup = 0;        // leading steps excluded (the warm-up and the pipeline fill)
   bool warmup_auto = true;
+  std::size_t fill_steps = 0;    // of `warmup`: steps that drained a loader backlog built at start-up
+  std::size_t drain_steps = 0;   // trailing steps excluded: consumed after the loaders' last item
   std::vector<Interval> steps;   // the analysed steps, sorted
   // The window cut into one span per analysed step: a span runs from its step's start to the
   // next step's start (the last one to its end), so spans partition the window exactly.
@@ -30,6 +32,21 @@ struct StepSelection {
 // Automatic warm-up: always the first step, then every following leading step longer than 3x
 // the median step duration (stops at the first that is not). Fewer than 2 steps: none.
 std::size_t auto_warmup(const std::vector<std::int64_t>& durations);
+
+// The input pipeline's fill and drain, from produce/consume marks of loader lanes (other
+// threads or processes) and the consume marks of the driving lane. `steps` are the steps left
+// after the warm-up. Fill: when the driving thread catches up with its loaders (a consume
+// leaves no produced item unconsumed) within the first half of the steps, the steps before
+// that one drew on batches prefetched before the first step and are excluded; a run that never
+// catches up (the loaders keep ahead: not input bound) loses none. Drain: steps that start
+// after the loaders' last produce (the loaders ran out: the remaining steps empty the queue),
+// at most a quarter of the steps. Both 0 without loader marks.
+struct PipelineEdges {
+  std::size_t fill = 0;
+  std::size_t drain = 0;
+  double backlog_at_start = 0;  // items produced and not yet consumed when the first step began
+};
+PipelineEdges pipeline_edges(const Timeline& timeline, std::size_t driving_lane, const std::vector<Interval>& steps);
 
 // The GPU trace windows of process `pid` (`gpu_trace_on` / `gpu_trace_off` marks in domain
 // amdahl, left by `amdahl profile --gpu-steps`), in time order; an open window ends at INT64_MAX.
