@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 
 #include "amdahl/analysis/amdahl_law.hpp"
 #include "amdahl/analysis/errors.hpp"
@@ -230,7 +231,7 @@ std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, dou
                                {"communication", "communication", 0, {}},
                                {"launch", "host time launching GPU work", 0, {}}};
   auto group_of = [&](const std::string& name) -> Group& {
-    if (name == "disk_io" || name == "cpu_preprocess") return groups[0];
+    if (name == "disk_io" || name == "cpu_preprocess" || name == kDataLoadingStage) return groups[0];
     if (name == "h2d" || name == "d2h") return groups[1];
     if (name == "gpu_compute") return groups[2];
     if (name == "communication") return groups[3];
@@ -312,7 +313,18 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
   r.driving_pid = drv.pid;
   r.driving_tid = drv.tid;
   r.driving_name = drv.name;
-  r.notes = sel.notes;
+  // Notes the profile carries (meta 'notes', one per line: `amdahl import` says there what its
+  // stages and steps stand for), then the analysis's own.
+  if (const auto it = profile.meta.find("notes"); it != profile.meta.end()) {
+    std::string_view rest = it->second;
+    while (!rest.empty()) {
+      const std::size_t nl = rest.find('\n');
+      const std::string_view line = rest.substr(0, nl);
+      if (!line.empty()) r.notes.emplace_back(line);
+      rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    }
+  }
+  r.notes.insert(r.notes.end(), sel.notes.begin(), sel.notes.end());
   r.driving_view = compute_exposure(tl, sel, op_stages);
   r.exposure = r.driving_view;
   r.gpu = summarize_gpu(tl, op_stages, sel.window);

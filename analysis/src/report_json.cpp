@@ -134,7 +134,7 @@ nlohmann::json report_to_json(const Report& r) {
   j["diagnostics"] = std::move(diags);
   nlohmann::json meta = nlohmann::json::object();
   for (const auto& [k, v] : r.meta)
-    if (k != "stage_rules") meta[k] = v;
+    if (k != "stage_rules" && k != "notes") meta[k] = v;  // the notes are in "notes"
   j["profile"] = std::move(meta);
   return j;
 }

@@ -36,6 +36,12 @@ void register_import_command(CLI::App& app, int& exit_code) {
                  "(%zu CPU op events not kept%s) into %s\n",
                  st.ranges, st.api_calls, st.gpu_ops, st.threads, opt->trace.c_str(), st.skipped_cpu_ops,
                  opt->keep_cpu_ops ? "" : "; --keep-cpu-ops keeps them", opt->output.c_str());
+    if (st.step_source == "ProfilerStep")
+      std::fprintf(stderr, "amdahl: %zu steps from ProfilerStep#N ranges\n", st.steps);
+    else if (st.step_source == "Optimizer.step")
+      std::fprintf(stderr, "amdahl: %zu steps from Optimizer.step ranges (no ProfilerStep#N in the trace)\n", st.steps);
+    else
+      std::fprintf(stderr, "amdahl: note: no steps: the trace has neither ProfilerStep#N nor Optimizer.step ranges\n");
     if (st.gpu_ops_without_call)
       std::fprintf(stderr, "amdahl: note: %zu GPU operations had no launching CUDA call in the trace\n",
                    st.gpu_ops_without_call);

@@ -4,13 +4,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
 #include "amdahl/analysis/errors.hpp"
+#include "amdahl/analysis/stage_rules.hpp"
+#include "amdahl/analysis/steps.hpp"
 
 namespace amdahl::report {
 namespace {
@@ -109,15 +114,323 @@ bool is_structural_cpu_op(const std::string& name) {
          name.rfind("Optimizer.", 0) == 0;
 }
 
+// A host-side event of the trace (kept or not): what the notes about the training thread's
+// time are computed from. `range` indexes the kept range, -1 for a dropped op or an API call.
+struct HostEvent {
+  std::uint32_t pid = 0;
+  std::uint64_t tid = 0;
+  std::int64_t start = 0, end = 0;
+  std::uint32_t name = 0;  // into HostNames::text
+  std::int64_t range = -1;
+};
+
+struct HostNames {
+  std::vector<std::string> text;
+  std::unordered_map<std::string, std::uint32_t> ids;
+  std::uint32_t id(const std::string& s) {
+    const auto [it, inserted] = ids.try_emplace(s, static_cast<std::uint32_t>(text.size()));
+    if (inserted) text.push_back(s);
+    return it->second;
+  }
+};
+
+using ThreadKey = std::pair<std::uint32_t, std::uint64_t>;
+using analysis::Interval;
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+// A trace name inside a note: one line (meta 'notes' is one note per line), at most 120 bytes.
+std::string note_name(const std::string& name) {
+  std::string out = name;
+  if (out.size() > 120) {
+    std::size_t cut = 117;  // not inside a UTF-8 sequence (JSON output needs valid UTF-8)
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out = out.substr(0, cut) + "...";
+  }
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return out;
+}
+
+std::string ms(double ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", ns / 1e6);
+  return buf;
+}
+
+// Sorted disjoint intervals; covered(a, b): how much of [a, b) they cover.
+struct Cover {
+  std::vector<Interval> iv;
+  void build(std::vector<Interval> v) {
+    std::sort(v.begin(), v.end(), [](const Interval& x, const Interval& y) { return x.start_ns < y.start_ns; });
+    for (const auto& i : v) {
+      if (i.end_ns <= i.start_ns) continue;
+      if (!iv.empty() && i.start_ns <= iv.back().end_ns) iv.back().end_ns = std::max(iv.back().end_ns, i.end_ns);
+      else iv.push_back(i);
+    }
+  }
+  double covered(std::int64_t a, std::int64_t b) const {
+    double sum = 0;
+    auto it = std::lower_bound(iv.begin(), iv.end(), a,
+                               [](const Interval& i, std::int64_t t) { return i.end_ns <= t; });
+    for (; it != iv.end() && it->start_ns < b; ++it)
+      sum += static_cast<double>(std::min(b, it->end_ns) - std::max(a, it->start_ns));
+    return sum;
+  }
+};
+
+double overlap(std::int64_t a, std::int64_t b, const Interval& w) {
+  const std::int64_t lo = std::max(a, w.start_ns), hi = std::min(b, w.end_ns);
+  return hi > lo ? static_cast<double>(hi - lo) : 0.0;
+}
+
+// Of ranges sorted by start, those not inside an earlier one (on one thread).
+std::vector<std::size_t> top_level(const std::vector<format::RangeRec>& ranges, std::vector<std::size_t> idx) {
+  std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) {
+    if (ranges[x].start_ns != ranges[y].start_ns) return ranges[x].start_ns < ranges[y].start_ns;
+    return ranges[x].end_ns > ranges[y].end_ns;
+  });
+  std::vector<std::size_t> out;
+  std::int64_t until = INT64_MIN;
+  for (std::size_t i : idx) {
+    if (ranges[i].start_ns < until) continue;
+    out.push_back(i);
+    until = ranges[i].end_ns;
+  }
+  return out;
+}
+
+// Steps (ProfilerStep#N ranges, else one added per Optimizer.step on the training thread) and
+// the notes of meta 'notes' (docs/reports.md, "amdahl import"). Before the ranges' nesting is
+// computed: the added step ranges nest like the others.
+void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& names, KinetoImportStats& st) {
+  auto& ranges = b.rs.ranges;
+  std::map<ThreadKey, std::vector<std::size_t>> prof, opt, loader, zero;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const std::string& n = b.rs.str(ranges[i].name);
+    const ThreadKey k{ranges[i].pid, ranges[i].tid};
+    if (starts_with(n, "ProfilerStep#")) prof[k].push_back(i);
+    else if (starts_with(n, "Optimizer.step")) opt[k].push_back(i);
+    else if (starts_with(n, "enumerate(DataLoader)")) loader[k].push_back(i);
+    else if (starts_with(n, "Optimizer.zero_grad")) zero[k].push_back(i);
+  }
+  for (auto* m : {&prof, &opt, &loader, &zero})
+    for (auto& [k, v] : *m) v = top_level(ranges, std::move(v));
+  auto most = [](const std::map<ThreadKey, std::vector<std::size_t>>& m) {
+    ThreadKey best{};
+    std::size_t n = 0;
+    for (const auto& [k, v] : m)
+      if (v.size() > n) {
+        n = v.size();
+        best = k;
+      }
+    return best;
+  };
+
+  ThreadKey drv{};
+  std::vector<Interval> steps;
+  if (!prof.empty()) {
+    st.step_source = "ProfilerStep";
+    drv = most(prof);
+    for (std::size_t i : prof[drv]) steps.push_back({ranges[i].start_ns, ranges[i].end_ns});
+  } else if (!opt.empty()) {
+    st.step_source = "Optimizer.step";
+    drv = most(opt);
+    const std::vector<std::size_t> o = opt[drv];
+    // The first step opens at the first training event before the first optimizer step ends
+    // (a batch fetch, zero_grad, the optimizer step); each next one where the previous ended.
+    std::int64_t first = ranges[o.front()].start_ns;
+    for (auto* m : {&loader, &zero})
+      for (std::size_t i : (*m)[drv])
+        if (ranges[i].start_ns < ranges[o.front()].end_ns) first = std::min(first, ranges[i].start_ns);
+    for (std::size_t k = 0; k < o.size(); ++k)
+      steps.push_back({k == 0 ? first : ranges[o[k - 1]].end_ns, ranges[o[k]].end_ns});
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      format::RangeRec r;
+      r.pid = drv.first;
+      r.tid = r.end_tid = drv.second;
+      r.name = b.s(std::string(kImportStepPrefix) + std::to_string(k + 1));
+      r.start_ns = steps[k].start_ns;
+      r.end_ns = steps[k].end_ns;
+      ranges.push_back(r);
+    }
+  } else {
+    st.step_source = "none";
+    std::map<ThreadKey, std::size_t> count;
+    for (const auto& e : host) ++count[{e.pid, e.tid}];
+    std::size_t n = 0;
+    for (const auto& [k, c] : count)
+      if (c > n) {
+        n = c;
+        drv = k;
+      }
+  }
+  st.steps = steps.size();
+
+  // The part the report analyses by default: the steps after the automatic warm-up; without
+  // steps, the training thread's whole trace.
+  std::vector<HostEvent> mine;
+  for (const auto& e : host)
+    if (e.pid == drv.first && e.tid == drv.second) mine.push_back(e);
+  host.clear();
+  host.shrink_to_fit();
+  Interval w{0, 0};
+  std::size_t warmup = 0;
+  if (!steps.empty()) {
+    std::vector<std::int64_t> d;
+    for (const auto& s : steps) d.push_back(s.end_ns - s.start_ns);
+    warmup = analysis::auto_warmup(d);
+    w = {steps[warmup].start_ns, steps.back().end_ns};
+    for (std::size_t k = warmup; k < steps.size(); ++k) w.end_ns = std::max(w.end_ns, steps[k].end_ns);
+  } else if (!mine.empty()) {
+    w = {INT64_MAX, INT64_MIN};
+    for (const auto& e : mine) {
+      w.start_ns = std::min(w.start_ns, e.start);
+      w.end_ns = std::max(w.end_ns, e.end);
+    }
+  }
+  const std::string where = steps.empty() ? std::string("the whole trace of the training thread")
+                                           : "the " + std::to_string(steps.size() - warmup) +
+                                                 " steps after the automatic warm-up";
+
+  if (st.step_source == "Optimizer.step") {
+    st.notes.push_back(
+        "steps: the trace has no ProfilerStep#N ranges (prof.step() was not called), so amdahl import made one step "
+        "per Optimizer.step range on the training thread (" + std::to_string(steps.size()) +
+        "): a step ends where its Optimizer.step ends and the next begins there; the first begins at the first batch "
+        "fetch, zero_grad or optimizer step before it. Time before the first step (setup, DataLoader worker start) "
+        "is not analysed");
+  } else if (st.step_source == "none") {
+    st.notes.push_back(
+        "steps: the trace has neither ProfilerStep#N nor Optimizer.step ranges, so there are no steps: the analysis "
+        "covers a whole thread's trace, setup and DataLoader worker start included; call prof.step() once per "
+        "iteration (or step a torch.optim optimizer) to get steps");
+  }
+
+  // The DataLoader's __next__ on the training thread: stage data_loading.
+  const auto& loads = loader[drv];
+  st.dataloader_ranges = loads.size();
+  if (!loads.empty()) {
+    std::size_t multi = 0, single = 0, in_w = 0;
+    double ns = 0;
+    std::string other_name;
+    for (std::size_t i : loads) {
+      const std::string& n = b.rs.str(ranges[i].name);
+      if (n.find("_MultiProcessingDataLoaderIter") != std::string::npos) ++multi;
+      else if (n.find("_SingleProcessDataLoaderIter") != std::string::npos) ++single;
+      else if (other_name.empty()) other_name = note_name(n);
+      const double o = overlap(ranges[i].start_ns, ranges[i].end_ns, w);
+      if (o > 0) {
+        ++in_w;
+        ns += o;
+      }
+    }
+    const std::string figures = std::to_string(loads.size()) + " calls; " + std::to_string(in_w) + " of them, " +
+                                ms(ns) + ", in " + where + " (" + ms(static_cast<double>(w.end_ns - w.start_ns)) +
+                                ")";
+    const std::string split =
+        "so it cannot split this time into disk_io and cpu_preprocess: stage data_loading holds both (compare it "
+        "with disk_io + cpu_preprocess of amdahl's own profile, `amdahl profile --torch`)";
+    std::string note = "data_loading: ";
+    if (multi > 0) {
+      note += "the training thread's enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__ (" + figures +
+              ") is time it waited for batches from the DataLoader's worker processes. The trace does not record "
+              "those processes (what they spent reading files and what decoding and transforming), " + split +
+              ". The wait is replayed as data_loading work: `whatif --speedup data_loading=K` shortens it K-fold, "
+              "a lower bound of what K-fold faster loading gives (the workers' loading also overlaps the training "
+              "step, which a wait does not show)";
+      if (single > 0)
+        note += "; " + std::to_string(single) + " of the calls were single-process (num_workers=0) loading";
+    } else if (single > 0) {
+      note += "the training thread's enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ (num_workers=0: " +
+              figures + ") is batch loading done on the training thread itself, not a wait. The trace does not say "
+              "which part of it read files and which decoded and transformed, " + split +
+              ". `whatif --workers N --worker-stages data_loading` projects N DataLoader workers";
+    } else {
+      note += "the training thread's " + other_name + " (" + figures +
+              ") is the DataLoader handing over batches (a wait for worker processes, or loading inline: the trace "
+              "does not say which). The trace does not record what the loading spent reading files and what "
+              "decoding and transforming, " + split;
+    }
+    note += "; record_function ranges named disk_io or cpu_preprocess inside it keep their own stage";
+    st.notes.push_back(note);
+  }
+
+  // The training thread's time in no stage (the report's `other` is the part of it on the
+  // critical path): its top-level ranges by name.
+  if (w.end_ns <= w.start_ns) return;
+  const analysis::StageRules rules(analysis::parse_stage_rules(kineto_stage_rules(), "import rules"));
+  std::vector<analysis::RangeRole> role(ranges.size(), analysis::RangeRole::Ignore);
+  std::vector<Interval> staged;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i].pid != drv.first || ranges[i].tid != drv.second) continue;
+    role[i] = rules.classify("", b.rs.str(ranges[i].name)).role;
+    if (role[i] == analysis::RangeRole::Stage || role[i] == analysis::RangeRole::Wait)
+      staged.push_back({ranges[i].start_ns, ranges[i].end_ns});
+  }
+  Cover cover;
+  cover.build(std::move(staged));
+  const double window_ns = static_cast<double>(w.end_ns - w.start_ns);
+  const double unstaged = window_ns - cover.covered(w.start_ns, w.end_ns);
+  if (unstaged <= 0) return;
+  std::sort(mine.begin(), mine.end(), [](const HostEvent& x, const HostEvent& y) {
+    if (x.start != y.start) return x.start < y.start;
+    return x.end > y.end;
+  });
+  std::map<std::uint32_t, std::pair<double, std::size_t>> by_name;  // name -> (ns, count)
+  double named = 0;
+  std::int64_t until = INT64_MIN;
+  for (const auto& e : mine) {
+    if (e.range >= 0 && role[static_cast<std::size_t>(e.range)] == analysis::RangeRole::Step) continue;
+    if (e.start < until) continue;  // inside a top-level one
+    until = e.end;
+    if (e.range >= 0 && role[static_cast<std::size_t>(e.range)] != analysis::RangeRole::Ignore) continue;
+    const std::int64_t a = std::max(e.start, w.start_ns), z = std::min(e.end, w.end_ns);
+    if (z <= a) continue;
+    const double t = static_cast<double>(z - a) - cover.covered(a, z);
+    if (t <= 0) continue;
+    auto& slot = by_name[e.name];
+    slot.first += t;
+    ++slot.second;
+    named += t;
+  }
+  std::vector<std::pair<double, std::uint32_t>> top;
+  for (const auto& [n, v] : by_name) top.emplace_back(v.first, n);
+  std::sort(top.begin(), top.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  constexpr std::size_t kShown = 6;
+  std::string note = "other: " + ms(unstaged) + " of the training thread's " + ms(window_ns) + " in " + where +
+                     " is in no stage range (the report's 'other' is the part of it on the critical path)";
+  if (top.empty()) {
+    note += "; none of it is inside a traced range (Python code between operators, or waits)";
+  } else {
+    note += "; its largest top-level ranges:";
+    for (std::size_t k = 0; k < top.size() && k < kShown; ++k) {
+      const auto& v = by_name[top[k].second];
+      note += (k ? ", " : " ") + note_name(names.text[top[k].second]) + " " + ms(top[k].first) + " (" +
+              std::to_string(v.second) + "x)";
+    }
+    if (top.size() > kShown) {
+      double rest = 0;
+      for (std::size_t k = kShown; k < top.size(); ++k) rest += top[k].first;
+      note += ", " + std::to_string(top.size() - kShown) + " more names " + ms(rest);
+    }
+    note += "; " + ms(std::max(0.0, unstaged - named)) + " is inside no traced range (Python code between operators, "
+            "or waits)";
+  }
+  st.notes.push_back(note);
+}
+
 }  // namespace
 
 const std::string& kineto_stage_rules() {
   static const std::string rules =
       "# amdahl import: PyTorch profiler (Kineto) names, tried before the built-in defaults\n"
       "ProfilerStep#*            -> step\n"
-      "# the DataLoader's __next__ on the training thread is exposed input time (worker processes\n"
-      "# are not in a Kineto trace, so a `wait` could not be charged to their work)\n"
-      "enumerate(DataLoader)*    -> disk_io\n"
+      "amdahl_step#*             -> step           # one per Optimizer.step, added by the import\n"
+      "# the DataLoader's __next__ on the training thread: waiting for batches from the worker\n"
+      "# processes (not in the trace), or loading them inline (num_workers=0); either way disk_io\n"
+      "# and cpu_preprocess together, which the trace cannot split\n"
+      "enumerate(DataLoader)*    -> data_loading\n"
       "Optimizer.step*           -> gpu_compute\n"
       "Optimizer.zero_grad*      -> gpu_compute\n";
   return rules;
@@ -162,6 +475,8 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
   std::map<std::uint32_t, std::uint32_t> pid_of_corr;  // correlation -> CPU pid
   std::map<std::uint32_t, std::size_t> events_per_pid;
   std::int64_t t_min = INT64_MAX, t_max = INT64_MIN;
+  std::vector<HostEvent> host;  // host events of every thread, kept or not (for the notes)
+  HostNames host_names;
 
   for (const json& e : *events) {
     if (!e.is_object()) continue;
@@ -195,9 +510,21 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
     }
     const std::int64_t end = start + dur;
     const auto corr = static_cast<std::uint32_t>(arg_u64(args, "correlation"));
+    const bool keep_range = cat == "user_annotation" || ((cat == "cpu_op" || cat == "Trace") &&
+                                                         (options.keep_cpu_ops || is_structural_cpu_op(name)));
+    // Host events for the notes: not Kineto's own "Trace" spans such as "PyTorch Profiler (0)",
+    // which enclose everything, unless kept.
+    if (keep_range || cat == "cpu_op" || cat == "cuda_runtime" || cat == "cuda_driver") {
+      HostEvent h;
+      h.pid = pid;
+      h.tid = tid;
+      h.start = start;
+      h.end = end;
+      h.name = host_names.id(name);
+      host.push_back(h);
+    }
 
-    if (cat == "user_annotation" || ((cat == "cpu_op" || cat == "Trace") &&
-                                     (options.keep_cpu_ops || is_structural_cpu_op(name)))) {
+    if (keep_range) {
       format::RangeRec r;
       r.pid = pid;
       r.tid = tid;
@@ -205,6 +532,7 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
       r.name = b.s(name);
       r.start_ns = start;
       r.end_ns = end;
+      host.back().range = static_cast<std::int64_t>(b.rs.ranges.size());
       b.rs.ranges.push_back(r);
       ++events_per_pid[pid];
     } else if (cat == "cpu_op" || cat == "python_function" || cat == "Trace") {
@@ -273,6 +601,9 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
     }
     b.rs.gpu_ops.push_back(op);
   }
+
+  const std::size_t trace_ranges = b.rs.ranges.size();
+  steps_and_notes(b, host, host_names, st);
 
   // Depth and parent of the ranges: nesting per thread.
   std::vector<std::size_t> order(b.rs.ranges.size());
@@ -346,7 +677,7 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
     b.rs.diagnostics.push_back(d);
   }
 
-  st.ranges = b.rs.ranges.size();
+  st.ranges = trace_ranges;  // without the added step ranges (st.steps)
   st.api_calls = b.rs.api_calls.size();
   st.gpu_ops = b.rs.gpu_ops.size();
   st.threads = b.rs.threads.size();
@@ -358,6 +689,12 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
   p.meta["source"] = "kineto";
   p.meta["clock"] = "kineto (microseconds, converted to ns)";
   p.meta["stage_rules"] = kineto_stage_rules();
+  p.meta["kineto_steps"] = st.step_source;
+  if (!st.notes.empty()) {
+    std::string notes;
+    for (const auto& n : st.notes) notes += n + "\n";
+    p.meta["notes"] = notes;
+  }
   if (doc.is_object() && doc.contains("schemaVersion") && doc["schemaVersion"].is_number()) {
     const json& v = doc["schemaVersion"];
     if (v.is_number_integer()) p.meta["kineto_schema_version"] = v.dump();

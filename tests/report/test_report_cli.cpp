@@ -8,6 +8,7 @@
 
 #include "amdahl/format/profile_store.hpp"
 #include "cli_support.hpp"
+#include "kineto_synth.hpp"
 #include "report_fixture.hpp"
 
 namespace fs = std::filesystem;
@@ -96,10 +97,15 @@ TEST_CASE("import a Kineto trace, then report and export it") {
   REQUIRE(r.rc == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["steps"] == 2);
-  double disk = -1;
-  for (const auto& s : j["stages"])
+  double disk = -1, loading = -1;
+  for (const auto& s : j["stages"]) {
     if (s["name"] == "disk_io") disk = s["fraction"].get<double>();
-  CHECK(disk == doctest::Approx(3000.0 / 8100.0).epsilon(0.01));
+    if (s["name"] == "data_loading") loading = s["fraction"].get<double>();
+  }
+  // The DataLoader range (3000 us a step): record_function("disk_io") 2000 us inside, the rest
+  // data_loading.
+  CHECK(disk == doctest::Approx(2000.0 / 8100.0).epsilon(0.01));
+  CHECK(loading == doctest::Approx(1000.0 / 8100.0).epsilon(0.01));
   CHECK(run_amdahl("export " + d.p("k.amdahl") + " --chrome " + d.p("k.json")).rc == 0);
   // Refuses to replace without --force; bad inputs.
   r = run_amdahl("import " + d.kineto + " -o " + d.p("k.amdahl"));
@@ -111,6 +117,60 @@ TEST_CASE("import a Kineto trace, then report and export it") {
   CHECK(one_error_line(r));
   CHECK(!fs::exists(d.p("bad.amdahl")));
   CHECK(run_amdahl("import " + d.kineto).rc == 1);
+}
+
+// `amdahl import` then `amdahl report --format json` on synthetic torch 2.x traces of a training
+// loop over a DataLoader (kineto_synth.hpp): steps from the Optimizer.step ranges, the
+// DataLoader's __next__ as data_loading (an input-bound verdict), the import's notes in the
+// report; with num_workers=0 the same stage, and `whatif --workers` can move it onto workers.
+TEST_CASE("import a DataLoader training trace, then report it as JSON") {
+  Dir d;
+  test::SynthTrace o;  // 4 workers, 6 optimizer steps, no prof.step()
+  std::ofstream(d.p("w4.json")) << test::synth_kineto_trace(o);
+  auto r = run_amdahl("import " + d.p("w4.json") + " -o " + d.p("w4.amdahl"));
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("6 steps from Optimizer.step ranges") != std::string::npos);
+  r = run_amdahl("report " + d.p("w4.amdahl") + " --format json");
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["total_steps"] == 6);
+  CHECK(j["steps"] == 5);
+  double loading = -1, disk = 0;
+  for (const auto& s : j["stages"]) {
+    if (s["name"] == "data_loading") loading = s["fraction"].get<double>();
+    if (s["name"] == "disk_io") disk = s["fraction"].get<double>();
+  }
+  CHECK(loading == doctest::Approx(o.fetch_us / o.iteration_us()).epsilon(0.02));
+  CHECK(disk == 0);
+  CHECK(j["verdict"].get<std::string>().rfind("input bound: ", 0) == 0);
+  bool split_note = false, other_note = false;
+  for (const auto& n : j["notes"]) {
+    const std::string s = n.get<std::string>();
+    split_note |= s.find("cannot split this time into disk_io and cpu_preprocess") != std::string::npos;
+    other_note |= s.rfind("other: ", 0) == 0 && s.find("aten::conv2d 15.0 ms") != std::string::npos;
+  }
+  CHECK(split_note);
+  CHECK(other_note);
+  CHECK(j["profile"]["kineto_steps"] == "Optimizer.step");
+  CHECK(!j["profile"].contains("notes"));  // they are in "notes"
+  // The text report prints them too.
+  r = run_amdahl("report " + d.p("w4.amdahl"));
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("  - data_loading: the training thread's enumerate(DataLoader)#_MultiProcessingDataLoaderIter") !=
+        std::string::npos);
+
+  // num_workers=0: the same stage; its loading is work the structural what-if can move.
+  o.workers = 0;
+  o.first_fetch_us = o.fetch_us;
+  std::ofstream(d.p("w0.json")) << test::synth_kineto_trace(o);
+  REQUIRE(run_amdahl("import " + d.p("w0.json") + " -o " + d.p("w0.amdahl")).rc == 0);
+  r = run_amdahl("whatif " + d.p("w0.amdahl") + " --workers 4 --worker-stages data_loading --format json");
+  REQUIRE(r.rc == 0);
+  const auto w = nlohmann::json::parse(r.out);
+  CHECK(w["restructure"]["kind"] == "loader_workers");
+  // Loading 30 ms of each 40.85 ms step moved onto 4 workers: the step is then bound by the
+  // rest (10.85 ms) against 30/4 = 7.5 ms of loading per batch.
+  CHECK(w["simulated_speedup"].get<double>() > 2.0);
 }
 
 TEST_CASE("diff two runs") {

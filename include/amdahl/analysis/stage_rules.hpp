@@ -14,6 +14,10 @@ inline constexpr std::string_view kAmdahlDomain = "amdahl";
 inline constexpr std::array<std::string_view, 6> kCanonicalStages = {
     "disk_io", "cpu_preprocess", "h2d", "gpu_compute", "d2h", "communication"};
 inline constexpr std::string_view kOtherStage = "other";
+// Data loading that a profile cannot split into disk_io and cpu_preprocess (an imported PyTorch
+// profiler trace: the DataLoader's __next__ on the training thread, the worker processes not
+// traced). A user stage by name, counted in the verdict's input group with the two it holds.
+inline constexpr std::string_view kDataLoadingStage = "data_loading";
 
 bool is_canonical_stage(std::string_view name);
 

@@ -3,12 +3,18 @@
 // become ranges in the default domain, cuda_runtime / cuda_driver events become API calls,
 // kernel / gpu_memcpy / gpu_memset events become GPU operations (correlation, device, stream,
 // bytes), timestamps in float microseconds become int64 nanoseconds. The profile carries
-// import-specific stage rules in meta 'stage_rules' (kineto_stage_rules()).
+// import-specific stage rules in meta 'stage_rules' (kineto_stage_rules()): the DataLoader's
+// __next__ is stage `data_loading` (disk_io and cpu_preprocess together: the trace cannot split
+// them). Steps come from ProfilerStep#N ranges, else one per top-level Optimizer.step range (step
+// ranges `amdahl_step#N` are added on the training thread). Meta 'notes' (lines the report prints)
+// says what the data_loading time is and what the training thread's time in no stage is.
+// The rules: docs/reports.md, "amdahl import".
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "amdahl/format/profile_store.hpp"
 
@@ -24,7 +30,14 @@ struct KinetoImportStats {
   std::size_t skipped_cpu_ops = 0;  // cpu_op / python_function events not kept
   std::size_t skipped_other = 0;    // flows, GPU-side annotations, unknown categories
   std::size_t gpu_ops_without_call = 0;  // no cuda_runtime/driver event with their correlation
+  std::string step_source;          // "ProfilerStep", "Optimizer.step" or "none"
+  std::size_t steps = 0;            // step ranges on the training thread (ProfilerStep#N, or added)
+  std::size_t dataloader_ranges = 0;  // enumerate(DataLoader)...__next__ on the training thread
+  std::vector<std::string> notes;   // the lines written to meta 'notes'
 };
+
+// The synthetic step ranges' name prefix (`amdahl_step#1`, ...), mapped to `step` by the rules.
+inline constexpr std::string_view kImportStepPrefix = "amdahl_step#";
 
 // The rules written to meta 'stage_rules' (syntax: docs/analysis.md).
 const std::string& kineto_stage_rules();
