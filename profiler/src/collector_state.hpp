@@ -153,7 +153,8 @@ void ensure_flusher() noexcept;
 void flusher_after_fork_child() noexcept;
 
 // Fatal-signal handlers (crash_handler.cpp): installed at load for SIGSEGV, SIGBUS, SIGFPE,
-// SIGILL and SIGABRT where the host has none; they write the part and re-raise.
+// SIGILL, SIGABRT, SIGTERM, SIGINT and SIGHUP where the host has none; they write the part and
+// re-raise.
 void install_crash_handlers() noexcept;
 
 // The locks the crash path must be able to take (in lock order); see write_part(Crash).

@@ -3,6 +3,7 @@
 // A later call rewrites the same file with everything recorded so far, and only when
 // something new came. Also the crash-time write (from a fatal-signal handler: try-locks only,
 // no hooks; the hooks' records of the last write are read back from the part on disk).
+#include <signal.h>
 #include <time.h>
 
 #include <algorithm>
@@ -159,7 +160,10 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   auto diags = diagnostics_snapshot();
   if (unclosed > 0) diags.emplace_back("nvtx.unclosed_range", unclosed);
   if (kind == WriteKind::Flush) diags.emplace_back("collector.flushed_before_exit", 1);
-  if (kind == WriteKind::Crash) diags.emplace_back("collector.crash_signal", signal);
+  if (kind == WriteKind::Crash)
+    diags.emplace_back(signal == SIGTERM || signal == SIGINT || signal == SIGHUP ? "collector.term_signal"
+                                                                                : "collector.crash_signal",
+                       signal);
   for (const auto& [key, count] : diags) {
     out.diagnostics.push_back(format::DiagRec{info.pid, intern(key), count, format::kNoString});
   }

@@ -12,6 +12,7 @@
 //   fork_kill         forks a child that records "child-r0".."child-r4", sleeps; the parent
 //                     waits 300 ms, SIGKILLs it, records "parent-r" and exits 0
 //   exit_code N       ranges, then exit(N) through the normal path
+//   term              ranges, one left open ("open-at-term"), then SIGTERM to itself
 #include <nvtx3/nvToolsExt.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -98,6 +99,13 @@ int main(int argc, char** argv) {
     nvtxRangePop();
     if (mode == "fork_kill") return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 98;
     return WIFEXITED(status) ? WEXITSTATUS(status) + 10 : 97;
+  }
+  if (mode == "term") {
+    ranges("r", 10);
+    nvtxRangePushA("open-at-term");
+    std::fflush(stdout);
+    ::kill(::getpid(), SIGTERM);
+    for (;;) ::pause();
   }
   if (mode == "exit_code" && argc > 2) {
     ranges("r", 10);

@@ -123,3 +123,17 @@ TEST_CASE("exit codes pass through unchanged with the flusher and the handlers i
     CHECK(diag(parts[0], "collector.flushed_before_exit") == 0);  // the exit write is final
   }
 }
+
+TEST_CASE("SIGTERM: the part is written by the handler, the process dies of SIGTERM") {
+  TempDir dir;
+  const RunResult r = run({crash_helper(), "term"}, env_with(dir, "0"));
+  CHECK(r.exit_code == 128 + SIGTERM);
+  const auto parts = read_parts(dir);
+  REQUIRE(parts.size() == 1);
+  auto expected = numbered("r", 10);
+  expected.insert("open-at-term");
+  CHECK(range_names(parts[0]) == expected);
+  CHECK(diag(parts[0], "collector.term_signal") == static_cast<std::uint64_t>(SIGTERM));
+  CHECK(diag(parts[0], "collector.crash_signal") == 0);
+  CHECK(diag(parts[0], "nvtx.unclosed_range") == 1);
+}

@@ -65,3 +65,16 @@ TEST_CASE("amdahl profile: a forked child that leaves through _exit is in the pr
   CHECK(range_names(p.records, child).size() == 5);
   CHECK(diag(p.records, child, "collector.flushed_before_exit") == 1);
 }
+
+TEST_CASE("amdahl profile: a command killed by SIGTERM keeps its ranges and dies of it") {
+  TempDir t;
+  const std::string out = t.file("term.amdahl");
+  const Ran r = run({amdahl_bin(), "profile", "-o", out, "--", crash_helper(), "term"}, t.dir.string(),
+                    {{"AMDAHL_FLUSH_MS", "0"}});
+  REQUIRE_MESSAGE(r.code == 128 + 15, r.err);
+  const Profile p = load_profile(out);
+  REQUIRE(p.records.processes.size() == 1);
+  const std::uint32_t pid = p.records.processes[0].pid;
+  CHECK(range_names(p.records, pid).size() == 11);
+  CHECK(diag(p.records, pid, "collector.term_signal") == 15);
+}
