@@ -16,6 +16,7 @@
 # 2-core machine. Exits 77 (skip) without amdahl, the collector or the `nvtx` package.
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -114,8 +115,9 @@ def main():
             p4t = profile("serial-pool4-train6", ["--pool", "4", "--prefetch", prefetch, "--train-ms", "6"])
             validate("serial pool 4: validate train 12 -> 6 ms", p4, p4t)
     if failures:
-        print("%d check(s) failed" % len(failures))
+        print("%d check(s) failed; profiles kept in %s" % (len(failures), work))
         return 1
+    shutil.rmtree(work, ignore_errors=True)
     print("all checks passed")
     return 0
 

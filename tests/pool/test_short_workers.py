@@ -9,6 +9,7 @@
 # diagnostic when the exit hook is turned off (AMDAHL_EXIT_HOOK=0) and the workers _exit.
 # Exits 77 (skip) without amdahl, the collector, the exit hook library or the `nvtx` package.
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -88,8 +89,9 @@ def main():
         check(rep.returncode == 0 and "launcher.lost_processes = %d" % WORKERS in rep.stdout,
               "%s: the report's diagnostics say so" % name)
     if failures:
-        print("%d check(s) failed" % len(failures))
+        print("%d check(s) failed; profiles kept in %s" % (len(failures), work))
         return 1
+    shutil.rmtree(work, ignore_errors=True)
     print("all checks passed")
     return 0
 
