@@ -41,6 +41,17 @@ Charge producer_charge(const Timeline& tl, std::size_t lane_i, std::size_t produ
   double waits = 0;
   auto it = std::upper_bound(lane.segments.begin(), lane.segments.end(), begin,
                              [](std::int64_t v, const Segment& s) { return v < s.end_ns; });
+  // Time in no range before the item's first segment is the thread waiting for its next task
+  // (a thread pool's worker between two tasks), not work on the item: not charged.
+  // (An item with no range at all stays `other`.)
+  auto first = it;
+  while (first != lane.segments.end() && first->start_ns < end && first->label == kLabelOther &&
+         first->stage == kLabelOther)
+    ++first;
+  if (first != lane.segments.end() && first->start_ns < end) {
+    it = first;
+    begin = std::max(begin, it->start_ns);
+  }
   for (; it != lane.segments.end() && it->start_ns < end; ++it) {
     const double len = static_cast<double>(overlap(it->start_ns, it->end_ns, begin, end));
     if (it->label >= 0) w[static_cast<std::size_t>(it->label)] += len;

@@ -148,6 +148,18 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
                   idle.driver_waits, idle.driver_wait_ns / 1e6);
     r.notes.push_back(buf);
   }
+  // Loader threads (a thread pool's workers): their idle gaps between tasks wait for the
+  // driving thread's submission instead of counting as `other` work (helper_lanes.hpp).
+  const LoaderIdleStats pool = link_loader_idle(*g, tl, loader_lane_flags(*g, tl, sel.driving_lane), sel.driving_lane);
+  if (pool.idle_waits > 0) {
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "%zu idle gaps (%.1f ms) between the tasks of %zu loader thread(s) with no wait ranges of their own "
+                  "(e.g. a thread pool's workers) are replayed as waits: %zu released by the driving thread's "
+                  "submission, the rest keep their recorded length",
+                  pool.idle_waits, pool.idle_ns / 1e6, pool.lanes, pool.released);
+    r.notes.push_back(buf);
+  }
   std::vector<double> per_step, host_per_step;
   if (sel.has_steps) per_step = work_per_step(*g, tl, sel, host_per_step);
   release(tl.lanes);

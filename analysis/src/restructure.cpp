@@ -166,7 +166,12 @@ RestructuredGraph redistribute_loaders(const ReplayGraph& g, const LoaderWorkers
       const std::uint32_t fk = item_of[ed.from];
       // Program order between two items of an old loader lane: gone (the new lanes chain them).
       if (k != kNone && !ed.join && fk != k && g.nodes[ed.from].lane == g.nodes[i].lane) continue;
-      if (get_wait && ed.join && g.nodes[ed.from].lane == drv) { joined_to_driver = true; continue; }
+      // (A queue's take joined to the consume that let it go; a thread pool's idle gap joined to
+      // the recorded submission keeps it: the program submits as it did.)
+      if (get_wait && ed.join && g.nodes[ed.from].lane == drv && ed.edge_kind() == EdgeKind::ProduceConsume) {
+        joined_to_driver = true;
+        continue;
+      }
       in[i].push_back(make_edge(ed.from, i, ed.weight_ns, ed.join != 0, ed.edge_kind()));
     }
     if (get_wait && joined_to_driver) {

@@ -168,6 +168,32 @@ struct Diag {
 
 // Reads every complete part (`*.amdpart`) in `dir`. A part still being written (`.tmp`) gets a
 // short grace period (a child may be writing at exit); unreadable parts become diagnostics.
+// The collector leaves `<part>.started` when a process records its first event: a marker
+// whose part is missing is a process that recorded and wrote nothing (killed with SIGKILL, or
+// by the OOM killer, before its first flush).
+void lost_processes(const std::string& dir, std::vector<Diag>& diags) {
+  std::vector<std::string> pids;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    const std::string suffix = ".amdpart.started";
+    if (!ends_with(name, suffix)) continue;
+    const std::string part = name.substr(0, name.size() - std::string(".started").size());
+    if (fs::exists(fs::path(dir) / part, ec) || fs::exists(fs::path(dir) / (part + ".tmp"), ec)) continue;
+    // part-<pid>-<start ns>.amdpart
+    const std::size_t a = name.find('-'), b = name.find('-', a + 1);
+    pids.push_back(a != std::string::npos && b != std::string::npos ? name.substr(a + 1, b - a - 1) : name);
+  }
+  if (pids.empty()) return;
+  std::sort(pids.begin(), pids.end());
+  std::string list;
+  for (std::size_t i = 0; i < pids.size() && i < 20; ++i) list += (i ? ", " : "") + pids[i];
+  if (pids.size() > 20) list += ", ...";
+  diags.push_back({0, "launcher.lost_processes", pids.size(),
+                   std::to_string(pids.size()) + " process(es) started recording and wrote no records (ended before "
+                   "their first flush without an exit the collector sees, e.g. SIGKILL): pid " + list});
+}
+
 std::vector<RecordSet> read_parts(const std::string& dir, std::vector<Diag>& diags) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   for (;;) {
@@ -193,6 +219,7 @@ std::vector<RecordSet> read_parts(const std::string& dir, std::vector<Diag>& dia
       }
     }
   }
+  lost_processes(dir, diags);
   return parts;
 }
 
@@ -277,6 +304,14 @@ int run_profile(const ProfileOptions& opt) {
   env_set["AMDAHL_CUPTI_API"] = opt.gpu_api;
   if (opt.gpu_steps) env_set["AMDAHL_GPU_STEPS"] = *opt.gpu_steps;
   if (have_collector) env_set["NVTX_INJECTION64_PATH"] = collector.string();
+  // The _exit hook (profiler/src/exit_hook.c): processes that leave through _exit (forked
+  // Python workers) write their part too. AMDAHL_EXIT_HOOK=0 leaves LD_PRELOAD alone.
+  const fs::path exit_hook = libdir / "libamdahl_exit.so";
+  const char* hook_env = std::getenv("AMDAHL_EXIT_HOOK");
+  if (have_collector && fs::exists(exit_hook, ec) && !(hook_env && std::string(hook_env) == "0")) {
+    const char* old = std::getenv("LD_PRELOAD");
+    env_set["LD_PRELOAD"] = exit_hook.string() + (old && *old ? ":" + std::string(old) : std::string());
+  }
   if (fs::exists(cupti, ec)) env_set["CUDA_INJECTION64_PATH"] = cupti.string();
   const bool torch_ok = opt.torch && add_torch_env(env_set);
   if (opt.torch && !torch_ok)
@@ -329,6 +364,7 @@ int run_profile(const ProfileOptions& opt) {
   meta["parts"] = std::to_string(parts.size());
   meta["cwd"] = fs::current_path(ec).string();
   if (have_collector) meta["collector"] = collector.string();
+  meta["exit_hook"] = env_set.count("LD_PRELOAD") ? exit_hook.string() : "off";
   if (opt.torch) meta["torch"] = torch_ok ? env_set["PYTHONPATH"] : "missing";
   meta["gpu_api"] = opt.gpu_api;
   if (opt.gpu_steps) meta["gpu_steps"] = *opt.gpu_steps;

@@ -1,6 +1,7 @@
 // The collector core: process-wide state (enabled flag, pid, part path), the clock, string
 // interning, diagnostics, part hooks, the per-thread registry with its lock-free record
 // buffers, the recording entry points used by the NVTX layer, and fork handling.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -46,6 +47,7 @@ struct Core {
 Core* g_core = nullptr;
 bool g_enabled = false;
 std::atomic<std::uint32_t> g_epoch{0};
+std::atomic<bool> g_recording{false};  // a thread registered since load (or fork)
 std::atomic<std::uint32_t> g_thread_count{0};
 std::atomic<ThreadState*> g_threads[kMaxThreads];
 std::atomic<std::uint64_t> g_dropped_ranges{0};
@@ -114,6 +116,7 @@ ThreadState* register_thread() noexcept {
   }
   t_state = ts;
   t_tid = ts->tid;
+  mark_process_recording();
   ensure_flusher();
   return ts;
 }
@@ -184,6 +187,7 @@ void fork_child() noexcept {
   }
   reset_write_state();
   flusher_after_fork_child();
+  g_recording.store(false, std::memory_order_relaxed);
 }
 
 void at_exit_handler() { write_part(WriteKind::Exit); }
@@ -226,7 +230,18 @@ __attribute__((constructor)) void collector_load() noexcept {
   if (g_enabled) {
     std::atexit(at_exit_handler);
     install_crash_handlers();
+    register_exit_hook();
   }
+}
+
+// _exit()/_Exit() through the preloaded exit hook: the final part, if this process recorded.
+// Not in a vfork child (it shares the parent's memory; fork handlers did not run there, so the
+// pid differs) and not in a child that never recorded (a fork on the way to exec).
+void on_quick_exit(int) noexcept {
+  if (!g_enabled || g_core == nullptr) return;
+  if (static_cast<std::uint32_t>(::getpid()) != core().pid) return;
+  if (!g_recording.load(std::memory_order_acquire)) return;
+  write_part(WriteKind::QuickExit);
 }
 
 __attribute__((destructor)) void collector_unload() noexcept {
@@ -539,6 +554,27 @@ std::mutex* core_lock(int i) noexcept {
   std::mutex* locks[kCoreLocks] = {&c.write_mu, &c.registry_mu, &c.strings_mu,
                                    &c.diag_mu,  &c.misc_mu,     &c.hooks_mu};
   return i >= 0 && i < kCoreLocks ? locks[i] : nullptr;
+}
+
+bool process_recorded() noexcept { return g_recording.load(std::memory_order_acquire); }
+
+void mark_process_recording() noexcept {
+  if (!g_enabled || g_recording.exchange(true, std::memory_order_acq_rel)) return;
+  // The start marker (empty file) beside the part-to-be: see collector_state.hpp.
+  // part_path changes only in the fork child handler, while no other thread exists.
+  std::string path;
+  try {
+    path = core().part_path + ".started";
+  } catch (...) {
+    return;
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) ::close(fd);
+}
+
+void register_exit_hook() noexcept {
+  using Register = void (*)(void (*)(int));
+  if (auto reg = reinterpret_cast<Register>(::dlsym(RTLD_DEFAULT, "amdahl_exit_hook_register"))) reg(&on_quick_exit);
 }
 
 std::uint64_t activity_count() noexcept {

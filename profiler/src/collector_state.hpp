@@ -132,9 +132,14 @@ void reset_write_state() noexcept;
 // carries "collector.flushed_before_exit" = 1: what comes after it is lost if the process ends
 // without another write). Exit: the final write (atexit, library destructor). Crash: from a
 // fatal-signal handler ("collector.crash_signal" = N; part hooks are not run, see part_writer).
-enum class WriteKind { Flush, Exit, Crash };
-// Writes the part (write_part_now() is write_part(WriteKind::Flush)). Crash: only if every
-// collector lock can be taken (try-lock), else the last written part stays.
+// QuickExit: the final write from _exit()/_Exit() (the preloaded exit hook, exit_hook.c): no
+// exit handler runs there and it may be called from a signal handler (PyTorch's workers leave
+// through _exit in their SIGTERM handler), so it locks as Crash does and runs no part hooks;
+// with part hooks registered it counts "collector.quick_exit_without_hooks" = 1 (their records
+// since the last write are missing).
+enum class WriteKind { Flush, Exit, Crash, QuickExit };
+// Writes the part (write_part_now() is write_part(WriteKind::Flush)). Crash, QuickExit: only if
+// every collector lock can be taken (try-lock), else the last written part stays.
 void write_part(WriteKind kind, int signal = 0) noexcept;
 // Whether the final (Exit) write happened: the flusher stops.
 bool exit_written() noexcept;
@@ -149,12 +154,24 @@ bool have_part_hooks() noexcept;
 // process (again in a forked child, whose first recording thread starts its own). AMDAHL_FLUSH_MS
 // (default 500; 0 disables) is the first interval; it doubles after each look, up to 10 s.
 void ensure_flusher() noexcept;
+// Whether this process (since its fork) has registered a recording thread: only such a process
+// writes a part from _exit, and it leaves a start marker (`<part path>.started`, created at
+// its first record) so that the launcher can tell a process that recorded and wrote no part
+// (killed with SIGKILL before its first flush) from one that never recorded. The first part
+// written removes the marker.
+bool process_recorded() noexcept;
+void mark_process_recording() noexcept;
 // In the fork child: the parent's flusher thread does not exist here.
 void flusher_after_fork_child() noexcept;
 
 // Fatal-signal handlers (crash_handler.cpp): installed at load for SIGSEGV, SIGBUS, SIGFPE,
-// SIGILL and SIGABRT where the host has none; they write the part and re-raise.
+// SIGILL, SIGABRT, SIGTERM, SIGINT and SIGHUP where the host has none; they write the part and
+// re-raise.
 void install_crash_handlers() noexcept;
+
+// Registers on_quick_exit with the exit hook library when `amdahl profile` preloaded it
+// (LD_PRELOAD=libamdahl_exit.so): its _exit()/_Exit() call the hook first.
+void register_exit_hook() noexcept;
 
 // The locks the crash path must be able to take (in lock order); see write_part(Crash).
 std::mutex* core_lock(int i) noexcept;

@@ -1,7 +1,8 @@
 // Fatal-signal handlers: on SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT the part is written
-// with what was recorded ("collector.crash_signal" = N), then the previous disposition is
-// restored and the signal re-raised, so the process dies exactly as it would have (same
-// signal, same exit status, core dump if enabled).
+// with what was recorded ("collector.crash_signal" = N), on SIGTERM, SIGINT or SIGHUP likewise
+// ("collector.term_signal" = N), then the previous disposition is restored and the signal
+// re-raised, so the process dies exactly as it would have (same signal, same exit status, core
+// dump if enabled).
 //
 // Trade-off: writing a part allocates and does file IO, which is not async-signal-safe. If the
 // crashed thread holds a collector lock, the write is skipped (try-locks; the last flushed part
@@ -21,7 +22,10 @@
 namespace amdahl::profiler::detail {
 namespace {
 
-constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+// The faults, abort, and the signals that end a process by default when sent to it: SIGTERM
+// (a parent's terminate(): multiprocessing, PyTorch's DataLoader shutdown, a job scheduler),
+// SIGINT (Ctrl-C of a C or C++ program; Python installs its own handler first) and SIGHUP.
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP};
 constexpr int kNumSignals = sizeof(kSignals) / sizeof(kSignals[0]);
 
 struct sigaction g_previous[kNumSignals];

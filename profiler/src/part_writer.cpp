@@ -3,7 +3,9 @@
 // A later call rewrites the same file with everything recorded so far, and only when
 // something new came. Also the crash-time write (from a fatal-signal handler: try-locks only,
 // no hooks; the hooks' records of the last write are read back from the part on disk).
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -159,7 +161,11 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   auto diags = diagnostics_snapshot();
   if (unclosed > 0) diags.emplace_back("nvtx.unclosed_range", unclosed);
   if (kind == WriteKind::Flush) diags.emplace_back("collector.flushed_before_exit", 1);
-  if (kind == WriteKind::Crash) diags.emplace_back("collector.crash_signal", signal);
+  if (kind == WriteKind::Crash)
+    diags.emplace_back(signal == SIGTERM || signal == SIGINT || signal == SIGHUP ? "collector.term_signal"
+                                                                                : "collector.crash_signal",
+                       signal);
+  if (kind == WriteKind::QuickExit && have_part_hooks()) diags.emplace_back("collector.quick_exit_without_hooks", 1);
   for (const auto& [key, count] : diags) {
     out.diagnostics.push_back(format::DiagRec{info.pid, intern(key), count, format::kNoString});
   }
@@ -176,7 +182,7 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
 
   const std::size_t core_diags = out.diagnostics.size();
   bool hook_records = false;
-  if (kind == WriteKind::Crash) {
+  if (kind == WriteKind::Crash || kind == WriteKind::QuickExit) {
     carry_hook_records_from_disk(out, info.part_path);
     hook_records = g_last_had_hook_records;
   } else {
@@ -192,9 +198,11 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   if (g_written && sig == g_last_signature) return;
   std::string error;
   if (format::write_part(out, info.part_path, &error)) {
+    // The start marker has done its job once a part exists (unlink: async-signal-safe).
+    if (!g_written) ::unlink((info.part_path + ".started").c_str());
     g_written = true;
     g_last_signature = sig;
-    if (kind != WriteKind::Crash) {
+    if (kind != WriteKind::Crash && kind != WriteKind::QuickExit) {
       g_last_had_hook_records = hook_records;
       if (g_hook_diag_keys == nullptr) g_hook_diag_keys = new std::set<std::string>();
       g_hook_diag_keys->clear();
@@ -251,8 +259,8 @@ void write_part(WriteKind kind, int signal) noexcept {
   if (kind != WriteKind::Crash && g_crashing.load()) return;
   t_in_write = true;
   try {
-    if (kind == WriteKind::Crash) {
-      g_crashing.store(true);
+    if (kind == WriteKind::Crash || kind == WriteKind::QuickExit) {
+      if (kind == WriteKind::Crash) g_crashing.store(true);
       const std::int64_t crash_ns = now_ns();
       // The write lock is not held by this thread (t_in_write): another thread (the flusher)
       // is writing and will release it; wait up to 5 s (the crash handler's alarm bounds the
@@ -263,7 +271,11 @@ void write_part(WriteKind kind, int signal) noexcept {
         ::nanosleep(&ms, nullptr);
       }
       if (lock.owns_lock() && crash_locks_free()) {
+        if (kind == WriteKind::QuickExit) g_exit_written.store(true);
         write_locked(kind, signal, crash_ns);
+      } else if (kind == WriteKind::QuickExit) {
+        log_message(LogLevel::Warn, "_exit: a collector lock stays taken; the part is not "
+                    "rewritten (the last flushed part stays)");
       } else {
         log_message(LogLevel::Warn, "signal %d: a collector lock stays taken; the part is not "
                     "rewritten (the last flushed part stays)", signal);

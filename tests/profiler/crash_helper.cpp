@@ -12,6 +12,10 @@
 //   fork_kill         forks a child that records "child-r0".."child-r4", sleeps; the parent
 //                     waits 300 ms, SIGKILLs it, records "parent-r" and exits 0
 //   exit_code N       ranges, then exit(N) through the normal path
+//   term              ranges, one left open ("open-at-term"), then SIGTERM to itself
+//   vfork_exit        ranges, then a vfork child that _exit(3)s at once (it shares the parent's
+//                     memory: the exit hook must not write there); the parent records
+//                     "parent-r" and exits with the child's code + 10
 #include <nvtx3/nvToolsExt.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -97,6 +101,24 @@ int main(int argc, char** argv) {
     nvtxRangePushA("parent-r");
     nvtxRangePop();
     if (mode == "fork_kill") return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 98;
+    return WIFEXITED(status) ? WEXITSTATUS(status) + 10 : 97;
+  }
+  if (mode == "term") {
+    ranges("r", 10);
+    nvtxRangePushA("open-at-term");
+    std::fflush(stdout);
+    ::kill(::getpid(), SIGTERM);
+    for (;;) ::pause();
+  }
+  if (mode == "vfork_exit") {
+    ranges("r", 10);
+    const pid_t pid = ::vfork();
+    if (pid < 0) return 99;
+    if (pid == 0) ::_exit(3);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    nvtxRangePushA("parent-r");
+    nvtxRangePop();
     return WIFEXITED(status) ? WEXITSTATUS(status) + 10 : 97;
   }
   if (mode == "exit_code" && argc > 2) {

@@ -47,4 +47,36 @@ std::vector<char> helper_lane_flags(const ReplayGraph& graph, const Timeline& ti
 HelperIdleStats link_helper_idle(ReplayGraph& graph, const std::vector<char>& helper, std::size_t driving_lane,
                                  std::int64_t min_gap_ns = kHelperIdleGapNs);
 
+// Loader threads in the replay (issue 17): a thread pool's worker (a ThreadPoolExecutor
+// loader) runs annotated tasks (disk_io, cpu_preprocess) and, between two of them, sleeps until
+// the driving thread submits the next one. Replayed as `other` work, that sleep made a fully
+// annotated run "unannotated" (the critical path ran through it) and pinned every later task to
+// its recorded time whatever the driving thread did. A loader lane is a host lane other than the
+// driving one with disk_io or cpu_preprocess work and no `wait` ranges of its own (a lane that
+// annotates its waits, as PyTorch's workers and cpu_pipeline's loaders do, keeps them). On it, a
+// gap of at least `min_gap_ns` in no range between two tasks (after the previous task's produce
+// mark when the lane has any) is a wait:
+// * joined to the driving lane's last work or CUDA call node that ended inside the gap (the
+//   submission that released the task), weight the recorded delay, no length of its own;
+// * when no such node ended inside the gap, it keeps its recorded length, no earlier than the
+//   driving lane's last such node before the gap ended.
+// Shorter gaps (the pool taking a task that was already queued) stay work. A task with no
+// release of its own starts no earlier than the latest release of a task of its pool (same
+// process) that started before it: the queue is first in, first out.
+struct LoaderIdleStats {
+  std::size_t lanes = 0;       // loader lanes with idle gaps turned into waits
+  std::size_t idle_waits = 0;  // gaps turned into waits
+  std::size_t released = 0;    // of them, joined to a driving-thread node that ended inside the gap
+  double idle_ns = 0;          // their recorded length
+  std::size_t queued_after_release = 0;  // tasks held to an earlier task's release
+};
+
+// Per ReplayGraph lane: 1 for a loader lane (above).
+std::vector<char> loader_lane_flags(const ReplayGraph& graph, const Timeline& timeline, std::size_t driving_lane);
+
+// The transform; call before prepare_replay() and with the timeline's lanes still present.
+// With every factor 1 the replay is unchanged.
+LoaderIdleStats link_loader_idle(ReplayGraph& graph, const Timeline& timeline, const std::vector<char>& loader,
+                                 std::size_t driving_lane, std::int64_t min_gap_ns = kHelperIdleGapNs);
+
 }  // namespace amdahl::analysis
