@@ -21,10 +21,22 @@ enum class Tag : std::uint8_t {
 
 // Writes the encoding to a sink: a string (encode_part) or, through a 1 MiB buffer, a file
 // (write_part), so a part of 64 million ranges is never held twice in memory.
+// The fields of `r` that part version `version` has (fields.hpp; records without fields added
+// after version 1 have no version parameter).
+template <class Rec, class F>
+void visit_part_fields(Rec& r, F&& f, std::uint32_t version) {
+  if constexpr (requires { visit_fields(r, f, version); }) {
+    visit_fields(r, f, version);
+  } else {
+    visit_fields(r, f);
+  }
+}
+
 template <class Sink>
 class Encoder {
  public:
-  explicit Encoder(Sink& sink) : sink_(sink) {}
+  Encoder(Sink& sink, std::uint32_t version) : sink_(sink), version_(version) {}
+  std::uint32_t version() const { return version_; }
   template <class T> void put(T v) {
     if constexpr (std::is_enum_v<T>) {
       put(static_cast<std::underlying_type_t<T>>(v));
@@ -44,11 +56,12 @@ class Encoder {
   template <class Rec> void section(Tag tag, const std::vector<Rec>& v) {
     put(tag);
     put(static_cast<std::uint64_t>(v.size()));
-    for (const Rec& r : v) visit_fields(const_cast<Rec&>(r), [this](auto& f) { put(f); });
+    for (const Rec& r : v) visit_part_fields(const_cast<Rec&>(r), [this](auto& f) { put(f); }, version_);
   }
 
  private:
   Sink& sink_;
+  std::uint32_t version_;
 };
 
 struct StringSink {
@@ -79,7 +92,7 @@ struct FileSink {
 template <class Sink>
 void encode_into(Encoder<Sink>& e, const RecordSet& rs) {
   for (char c : kPartMagic) e.put(c);
-  e.put(kPartVersion);
+  e.put(e.version());
   e.put(Tag::Strings);
   e.put(static_cast<std::uint64_t>(rs.strings.size()));
   for (const auto& s : rs.strings) e.put_string(s);
@@ -93,13 +106,14 @@ void encode_into(Encoder<Sink>& e, const RecordSet& rs) {
   e.section(Tag::Syncs, rs.syncs);
   e.section(Tag::Devices, rs.devices);
   e.section(Tag::Diagnostics, rs.diagnostics);
-  e.section(Tag::EventRecords, rs.event_records);
+  if (e.version() >= 2) e.section(Tag::EventRecords, rs.event_records);
   e.put(Tag::End);
 }
 
 class Decoder {
  public:
   explicit Decoder(const std::string& b) : b_(b) {}
+  std::uint32_t version = 0;  // of the part being read (set after the header)
   template <class T> void get(T& v) {
     if constexpr (std::is_enum_v<T>) {
       std::underlying_type_t<T> u{};
@@ -128,7 +142,7 @@ class Decoder {
     get(n);
     if (n > (b_.size() - pos_) / min_bytes_per_record + 1) throw PartError("part file is corrupt: record count too large");
     v.resize(static_cast<std::size_t>(n));
-    for (Rec& r : v) visit_fields(r, [this](auto& f) { get(f); });
+    for (Rec& r : v) visit_part_fields(r, [this](auto& f) { get(f); }, version);
   }
   void need(std::size_t n) const {
     if (b_.size() - pos_ < n) throw PartError("part file is truncated");
@@ -143,9 +157,10 @@ class Decoder {
 
 }  // namespace
 
-std::string encode_part(const RecordSet& rs) {
+std::string encode_part(const RecordSet& rs, std::uint32_t version) {
+  if (version < 1 || version > kPartVersion) throw PartError("cannot write part version " + std::to_string(version));
   StringSink sink;
-  Encoder<StringSink> e(sink);
+  Encoder<StringSink> e(sink, version);
   encode_into(e, rs);
   return std::move(sink.out);
 }
@@ -160,6 +175,7 @@ RecordSet decode_part(const std::string& bytes) {
   if (version > kPartVersion)
     throw PartError("part file version " + std::to_string(version) + " is newer than this amdahl reads (" +
                     std::to_string(kPartVersion) + ")");
+  d.version = version;
   RecordSet rs;
   rs.strings.clear();
   for (;;) {
@@ -207,7 +223,7 @@ bool write_part(const RecordSet& rs, const std::string& path, std::string* error
     bool ok = true;
     try {
       FileSink sink(f);
-      Encoder<FileSink> e(sink);
+      Encoder<FileSink> e(sink, kPartVersion);
       encode_into(e, rs);
       sink.flush();
       ok = sink.ok;

@@ -1,4 +1,4 @@
-// The SQL of the .amdahl profile, format_version 2: tables (one per RecordSet vector), the
+// The SQL of the .amdahl profile, format_version 3: tables (one per RecordSet vector), the
 // indexes the analyzer and shell users need, the *_named views, and the enum TEXT names.
 #include "profile_schema.hpp"
 
@@ -13,7 +13,8 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE processes(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, ppid INTEGER NOT NULL,
   command_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-  rank INTEGER NOT NULL);
+  rank INTEGER NOT NULL, cpus_online INTEGER NOT NULL, cpus_allowed INTEGER NOT NULL,
+  omp_threads INTEGER NOT NULL);
 CREATE TABLE threads(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, tid INTEGER NOT NULL,
   name_id INTEGER NOT NULL);
 CREATE TABLE categories(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, domain_id INTEGER NOT NULL,
@@ -22,7 +23,8 @@ CREATE TABLE ranges(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, tid INTEGER NO
   end_tid INTEGER NOT NULL, domain_id INTEGER NOT NULL, name_id INTEGER NOT NULL,
   category INTEGER NOT NULL, kind TEXT NOT NULL, depth INTEGER NOT NULL, parent INTEGER,
   start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, unclosed INTEGER NOT NULL,
-  payload_kind TEXT NOT NULL, payload_int INTEGER, payload_double REAL);
+  payload_kind TEXT NOT NULL, payload_int INTEGER, payload_double REAL, thread_cpu_ns INTEGER,
+  process_cpu_ns INTEGER);
 CREATE TABLE marks(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, tid INTEGER NOT NULL,
   domain_id INTEGER NOT NULL, name_id INTEGER NOT NULL, category INTEGER NOT NULL,
   ts_ns INTEGER NOT NULL, payload_kind TEXT NOT NULL, payload_int INTEGER, payload_double REAL);
@@ -60,7 +62,8 @@ const char* const kViewsSql = R"sql(
 CREATE VIEW ranges_named AS
   SELECT r.id, r.pid, r.tid, d.value AS domain, n.value AS name, r.kind, r.depth, r.parent,
          r.start_ns, r.end_ns, r.end_ns - r.start_ns AS dur_ns, r.unclosed, r.category,
-         r.payload_kind, r.payload_int, r.payload_double, r.end_tid
+         r.payload_kind, r.payload_int, r.payload_double, r.end_tid, r.thread_cpu_ns,
+         r.process_cpu_ns
   FROM ranges r JOIN strings d ON d.id = r.domain_id JOIN strings n ON n.id = r.name_id;
 CREATE VIEW range_totals AS
   SELECT domain, name, count(*) AS count, sum(dur_ns) AS total_ns,
@@ -74,7 +77,7 @@ CREATE VIEW threads_named AS
   SELECT t.id, t.pid, t.tid, n.value AS name FROM threads t JOIN strings n ON n.id = t.name_id;
 CREATE VIEW processes_named AS
   SELECT p.id, p.pid, p.ppid, c.value AS command, p.start_ns, p.end_ns,
-         p.end_ns - p.start_ns AS dur_ns, p.rank
+         p.end_ns - p.start_ns AS dur_ns, p.rank, p.cpus_online, p.cpus_allowed, p.omp_threads
   FROM processes p JOIN strings c ON c.id = p.command_id;
 CREATE VIEW categories_named AS
   SELECT c.id, c.pid, d.value AS domain, c.category, n.value AS name

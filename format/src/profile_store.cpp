@@ -109,10 +109,11 @@ void write_records(const Db& db, const RecordSet& r) {
     st.bind(b + 1, id);
     st.bind_text(b + 2, s.c_str(), static_cast<int>(s.size()));
   });
-  insert_all(db, "processes", 7, r.processes, [](Stmt& st, int b, const ProcessRec& p, std::int64_t id) {
+  insert_all(db, "processes", 10, r.processes, [](Stmt& st, int b, const ProcessRec& p, std::int64_t id) {
     st.bind(b + 1, id); st.bind(b + 2, std::int64_t{p.pid}); st.bind(b + 3, std::int64_t{p.ppid});
     st.bind(b + 4, std::int64_t{p.command}); st.bind(b + 5, p.start_ns); st.bind(b + 6, p.end_ns);
-    st.bind(b + 7, std::int64_t{p.rank});
+    st.bind(b + 7, std::int64_t{p.rank}); st.bind(b + 8, std::int64_t{p.cpus_online});
+    st.bind(b + 9, std::int64_t{p.cpus_allowed}); st.bind(b + 10, std::int64_t{p.omp_threads});
   });
   insert_all(db, "threads", 4, r.threads, [](Stmt& st, int b, const ThreadRec& t, std::int64_t id) {
     st.bind(b + 1, id); st.bind(b + 2, std::int64_t{t.pid}); st.bind(b + 3, s64(t.tid)); st.bind(b + 4, std::int64_t{t.name});
@@ -121,7 +122,7 @@ void write_records(const Db& db, const RecordSet& r) {
     st.bind(b + 1, id); st.bind(b + 2, std::int64_t{c.pid}); st.bind(b + 3, std::int64_t{c.domain});
     st.bind(b + 4, std::int64_t{c.category}); st.bind(b + 5, std::int64_t{c.name});
   });
-  insert_all(db, "ranges", 16, r.ranges, [](Stmt& st, int b, const RangeRec& x, std::int64_t id) {
+  insert_all(db, "ranges", 18, r.ranges, [](Stmt& st, int b, const RangeRec& x, std::int64_t id) {
     st.bind(b + 1, id); st.bind(b + 2, std::int64_t{x.pid}); st.bind(b + 3, s64(x.tid)); st.bind(b + 4, s64(x.end_tid));
     st.bind(b + 5, std::int64_t{x.domain}); st.bind(b + 6, std::int64_t{x.name}); st.bind(b + 7, std::int64_t{x.category});
     st.bind_text(b + 8, enum_name(x.kind)); st.bind(b + 9, std::int64_t{x.depth});
@@ -129,6 +130,10 @@ void write_records(const Db& db, const RecordSet& r) {
     else st.bind_null(b + 10);
     st.bind(b + 11, x.start_ns); st.bind(b + 12, x.end_ns); st.bind(b + 13, std::int64_t{x.unclosed ? 1 : 0});
     bind_payload(st, b + 14, x.payload);
+    if (x.thread_cpu_ns >= 0) st.bind(b + 17, x.thread_cpu_ns);  // unknown (-1): NULL
+    else st.bind_null(b + 17);
+    if (x.process_cpu_ns >= 0) st.bind(b + 18, x.process_cpu_ns);
+    else st.bind_null(b + 18);
   });
   insert_all(db, "marks", 10, r.marks, [](Stmt& st, int b, const MarkRec& m, std::int64_t id) {
     st.bind(b + 1, id); st.bind(b + 2, std::int64_t{m.pid}); st.bind(b + 3, s64(m.tid)); st.bind(b + 4, std::int64_t{m.domain});
@@ -298,9 +303,17 @@ struct Loader {
     if (r.strings.empty() || !r.strings[0].empty()) corrupt("string 0 must be the empty string");
     auto u32 = [](const Stmt& st, int c) { return static_cast<std::uint32_t>(st.i64(c)); };
     auto u64 = [](const Stmt& st, int c) { return static_cast<std::uint64_t>(st.i64(c)); };
-    fill(out, "processes", "pid, ppid, command_id, start_ns, end_ns, rank", r.processes, [&](const Stmt& st) {
-      return ProcessRec{u32(st, 1), u32(st, 2), u32(st, 3), st.i64(4), st.i64(5), u32(st, 6)};
-    });
+    if (version >= 3) {
+      fill(out, "processes", "pid, ppid, command_id, start_ns, end_ns, rank, cpus_online, cpus_allowed, omp_threads",
+           r.processes, [&](const Stmt& st) {
+             return ProcessRec{u32(st, 1), u32(st, 2), u32(st, 3), st.i64(4), st.i64(5), u32(st, 6),
+                               u32(st, 7),  u32(st, 8), u32(st, 9)};
+           });
+    } else {  // formats 1 and 2: CPU counts unknown (0)
+      fill(out, "processes", "pid, ppid, command_id, start_ns, end_ns, rank", r.processes, [&](const Stmt& st) {
+        return ProcessRec{u32(st, 1), u32(st, 2), u32(st, 3), st.i64(4), st.i64(5), u32(st, 6)};
+      });
+    }
     fill(out, "threads", "pid, tid, name_id", r.threads, [&](const Stmt& st) {
       return ThreadRec{u32(st, 1), u64(st, 2), u32(st, 3)};
     });
@@ -315,16 +328,21 @@ struct Loader {
         return x;
       });
     } else {
-    fill(out, "ranges",
-         "pid, tid, end_tid, domain_id, name_id, category, kind, depth, parent, start_ns, end_ns, unclosed, "
-         "payload_kind, payload_int, payload_double",
-         r.ranges, [&](const Stmt& st) {
+    // Formats 1 and 2 have no CPU columns: thread_cpu_ns and process_cpu_ns stay -1 (unknown).
+    const std::string cols = std::string(
+        "pid, tid, end_tid, domain_id, name_id, category, kind, depth, parent, start_ns, end_ns, unclosed, "
+        "payload_kind, payload_int, payload_double") + (version >= 3 ? ", thread_cpu_ns, process_cpu_ns" : "");
+    fill(out, "ranges", cols.c_str(), r.ranges, [&](const Stmt& st) {
            RangeRec x;
            x.pid = u32(st, 1); x.tid = u64(st, 2); x.end_tid = u64(st, 3); x.domain = u32(st, 4);
            x.name = u32(st, 5); x.category = u32(st, 6); x.kind = enum_col<RangeKind>(st, 7, "ranges.kind");
            x.depth = static_cast<std::int32_t>(st.i64(8)); x.parent = st.is_null(9) ? -1 : st.i64(9);
            x.start_ns = st.i64(10); x.end_ns = st.i64(11); x.unclosed = st.i64(12) != 0;
            x.payload = payload(st, 13, "ranges.payload_kind");
+           if (version >= 3) {
+             x.thread_cpu_ns = st.is_null(16) ? -1 : st.i64(16);
+             x.process_cpu_ns = st.is_null(17) ? -1 : st.i64(17);
+           }
            return x;
          });
     }

@@ -26,6 +26,7 @@ struct Core {
   std::uint32_t pid = 0;
   std::uint32_t ppid = 0;
   std::int64_t start_ns = 0;
+  CpuInfo cpu;
   std::string part_dir;
   std::string part_path;
 
@@ -65,6 +66,11 @@ bool g_window_set = false;
 StepWindow g_window;
 std::atomic<std::uint64_t> g_steps_seen{0};
 std::atomic<GpuWindowHook> g_window_hook{nullptr};
+
+// Per-range CPU times (AMDAHL_RANGE_CPU, default on): the id of the domain `amdahl` whose push/pop
+// ranges read the thread and process CPU clocks at push and pop; kNoWatch when off. Set once at
+// load, before NVTX can call in: every other range pays one compare with it at push and at pop.
+format::StrId g_cpu_domain = kNoWatch;
 
 thread_local ThreadState* t_state = nullptr;
 thread_local std::uint64_t t_tid = 0;
@@ -180,6 +186,7 @@ void fork_child() noexcept {
   c.pid = static_cast<std::uint32_t>(::getpid());
   c.ppid = static_cast<std::uint32_t>(::getppid());
   c.start_ns = now_ns();
+  c.cpu = read_cpu_info();  // the child may have been given other CPUs since
   try {
     c.part_path = make_part_path(c.part_dir, c.pid, c.start_ns);
   } catch (...) {
@@ -201,6 +208,7 @@ __attribute__((constructor)) void collector_load() noexcept {
   c.pid = static_cast<std::uint32_t>(::getpid());
   c.ppid = static_cast<std::uint32_t>(::getppid());
   c.start_ns = now_ns();
+  c.cpu = read_cpu_info();
   if (const char* b = std::getenv("AMDAHL_MEMORY_BUDGET_MB")) {
     char* end = nullptr;
     const long long mb = std::strtoll(b, &end, 10);
@@ -227,6 +235,9 @@ __attribute__((constructor)) void collector_load() noexcept {
   }
   ::pthread_atfork(fork_prepare, fork_parent, fork_child);
   if (g_enabled && g_window_set) g_step_watch.store(intern("step"), std::memory_order_relaxed);
+  if (const char* v = std::getenv("AMDAHL_RANGE_CPU"); g_enabled && (v == nullptr || std::strcmp(v, "0") != 0)) {
+    g_cpu_domain = intern("amdahl");
+  }
   if (g_enabled) {
     std::atexit(at_exit_handler);
     install_crash_handlers();
@@ -337,6 +348,60 @@ void note_step_start(ThreadState* ts) noexcept {
   if (GpuWindowHook h = g_window_hook.load(std::memory_order_acquire)) h(a == WindowAction::Start);
 }
 
+namespace {
+
+struct CpuClocks {
+  std::int64_t thread_ns = -1;
+  std::int64_t process_ns = -1;
+};
+
+std::int64_t clock_ns(clockid_t clock) noexcept {
+  timespec ts{};
+  if (::clock_gettime(clock, &ts) != 0) return -1;
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Two system calls (CPU-time clocks have no vDSO path); the process clock sums over the
+// process's threads.
+__attribute__((noinline)) CpuClocks read_cpu_clocks() noexcept {
+  return CpuClocks{clock_ns(CLOCK_THREAD_CPUTIME_ID), clock_ns(CLOCK_PROCESS_CPUTIME_ID)};
+}
+
+// Push of an `amdahl` range `e` (recorded: e.rec set): remembers the CPU clocks. Read after the
+// wall-clock start, as the pop reads them before the wall-clock end, so the CPU interval lies
+// inside the range.
+__attribute__((noinline)) void open_cpu(ThreadState* ts, const StackEntry& e) noexcept {
+  if (e.rec == nullptr) return;
+  try {
+    ts->cpu_open.push_back(CpuOpen{e.rec, static_cast<std::uint64_t>(e.local), -1, -1});
+  } catch (...) {
+    return;  // this range gets no CPU times
+  }
+  const CpuClocks c = read_cpu_clocks();
+  ts->cpu_open.back().thread_ns = c.thread_ns;
+  ts->cpu_open.back().process_ns = c.process_ns;
+}
+
+// Pop of the `amdahl` range `rec`: publishes its CPU times (before the range's end is
+// published, so a part writer that sees the range closed sees them too).
+__attribute__((noinline)) void close_cpu(ThreadState* ts, const LocalRange* rec, const CpuClocks& now) noexcept {
+  auto& open = ts->cpu_open;
+  std::size_t i = open.size();
+  while (i > 0 && open[i - 1].rec != rec) --i;
+  if (i == 0) return;  // opened without CPU clocks
+  const CpuOpen o = open[i - 1];
+  open.resize(i - 1);  // anything above it belongs to ranges no longer open
+  if (o.thread_ns < 0 || o.process_ns < 0 || now.thread_ns < 0 || now.process_ns < 0) return;
+  LocalCpu* c = ts->cpu.reserve();
+  if (c == nullptr) return;  // memory budget spent: the range keeps -1
+  c->local = o.local;
+  c->thread_cpu_ns = now.thread_ns > o.thread_ns ? now.thread_ns - o.thread_ns : 0;
+  c->process_cpu_ns = now.process_ns > o.process_ns ? now.process_ns - o.process_ns : 0;
+  ts->cpu.publish();
+}
+
+}  // namespace
+
 int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
                const format::Payload& payload) noexcept {
   if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] note_step_start(ts);
@@ -363,13 +428,19 @@ int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::u
   }
   try {
     st.push_back(entry);
+    if (domain == g_cpu_domain) [[unlikely]] open_cpu(ts, entry);
   } catch (...) {
     g_dropped_ranges.fetch_add(1, std::memory_order_relaxed);
   }
   return depth;
 }
 
-int pop_range(ThreadState* ts, format::StrId domain) noexcept {
+namespace {
+
+// The pop itself. `cpu`: the CPU clocks read at this pop of an `amdahl` range, or nullptr for
+// every other pop (inlined into both callers, so the common one carries no CPU code at all).
+__attribute__((always_inline)) inline int pop_range_impl(ThreadState* ts, format::StrId domain,
+                                                         const CpuClocks* cpu) noexcept {
   const std::int64_t t = now_ns();
   auto& st = ts->stack;
   std::size_t i = st.size();
@@ -381,6 +452,7 @@ int pop_range(ThreadState* ts, format::StrId domain) noexcept {
   const StackEntry e = st[i - 1];
   ts->pops.store(ts->pops.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (e.rec != nullptr) {
+    if (cpu != nullptr) close_cpu(ts, e.rec, *cpu);
     e.rec->end_tid.store(static_cast<std::uint32_t>(ts->tid), std::memory_order_relaxed);
     e.rec->end_ns.store(t, std::memory_order_release);
   }
@@ -390,6 +462,19 @@ int pop_range(ThreadState* ts, format::StrId domain) noexcept {
     st.erase(st.begin() + static_cast<std::ptrdiff_t>(i - 1));
   }
   return e.depth < 0 ? 0 : e.depth;
+}
+
+// Pop of a range of domain `amdahl`: the CPU clocks first (before the end time).
+__attribute__((noinline)) int pop_range_cpu(ThreadState* ts, format::StrId domain) noexcept {
+  const CpuClocks now = read_cpu_clocks();
+  return pop_range_impl(ts, domain, &now);
+}
+
+}  // namespace
+
+int pop_range(ThreadState* ts, format::StrId domain) noexcept {
+  if (domain == g_cpu_domain) [[unlikely]] return pop_range_cpu(ts, domain);
+  return pop_range_impl(ts, domain, nullptr);
 }
 
 namespace {
@@ -491,6 +576,9 @@ ProcessInfo process_info() noexcept {
   p.pid = c.pid;
   p.ppid = c.ppid;
   p.start_ns = c.start_ns;
+  p.cpus_online = c.cpu.online;
+  p.cpus_allowed = c.cpu.allowed;
+  p.omp_threads = c.cpu.omp_threads;
   try {
     p.part_path = c.part_path;
   } catch (...) {

@@ -41,6 +41,23 @@ struct LocalRange {
   format::RangeKind kind = format::RangeKind::PushPop;
 };
 
+// CPU time of one closed push/pop range of domain `amdahl` (see push_range): kept in a buffer of
+// its own beside the ranges, so that LocalRange stays 56 bytes for every other range.
+struct LocalCpu {
+  std::uint64_t local = 0;          // index of the range in the same thread's range buffer
+  std::int64_t thread_cpu_ns = 0;   // CLOCK_THREAD_CPUTIME_ID, pop minus push
+  std::int64_t process_cpu_ns = 0;  // CLOCK_PROCESS_CPUTIME_ID, pop minus push
+};
+
+// An open push/pop range of domain `amdahl`: its record and the CPU clocks read at push
+// (-1: the read failed).
+struct CpuOpen {
+  const LocalRange* rec = nullptr;
+  std::uint64_t local = 0;
+  std::int64_t thread_ns = -1;
+  std::int64_t process_ns = -1;
+};
+
 struct LocalMark {
   std::int64_t ts_ns = 0;
   format::StrId domain = format::kNoString;
@@ -72,6 +89,10 @@ struct ThreadState {
   ChunkedBuffer<LocalRange> ranges;
   ChunkedBuffer<LocalMark> marks;
   std::vector<StackEntry> stack;  // owner thread only
+  // CPU times of closed `amdahl` push/pop ranges, and the CPU clocks of the open ones
+  // (innermost last: ranges of one domain close innermost first). cpu_open: owner thread only.
+  ChunkedBuffer<LocalCpu> cpu;
+  std::vector<CpuOpen> cpu_open;
   // Pops seen (owner writes, the flusher reads): with the published counts of the buffers it
   // tells the flusher whether anything changed since its last look.
   std::atomic<std::uint64_t> pops{0};
@@ -112,6 +133,9 @@ struct ProcessInfo {
   std::uint32_t pid = 0;
   std::uint32_t ppid = 0;
   std::int64_t start_ns = 0;
+  std::uint32_t cpus_online = 0;   // read at collector load (and again in a fork child)
+  std::uint32_t cpus_allowed = 0;
+  std::uint32_t omp_threads = 0;
   std::string part_path;  // empty when disabled
 };
 ProcessInfo process_info() noexcept;

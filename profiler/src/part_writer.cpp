@@ -108,6 +108,19 @@ void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t wri
       }
       out.ranges.push_back(rec);
     }
+    // CPU times of closed `amdahl` ranges (published before their end: every range seen closed
+    // above has its entry here, if it got one). A range seen open keeps -1.
+    const auto added = static_cast<std::uint64_t>(static_cast<std::int64_t>(out.ranges.size()) - base);
+    const std::uint64_t nc = ts->cpu.published();
+    for (std::uint64_t i = 0; i < nc; ++i) {
+      const LocalCpu* c = ts->cpu.at(i);
+      if (c == nullptr) break;
+      if (c->local >= added) continue;
+      format::RangeRec& rec = out.ranges[static_cast<std::size_t>(base) + c->local];
+      if (rec.unclosed) continue;
+      rec.thread_cpu_ns = c->thread_cpu_ns;
+      rec.process_cpu_ns = c->process_cpu_ns;
+    }
 
     const std::uint64_t nm = ts->marks.published();
     for (std::uint64_t i = 0; i < nm; ++i) {
@@ -178,6 +191,9 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   proc.start_ns = info.start_ns;
   proc.end_ns = write_ns;
   proc.rank = read_rank();
+  proc.cpus_online = info.cpus_online;
+  proc.cpus_allowed = info.cpus_allowed;
+  proc.omp_threads = info.omp_threads;
   out.processes.push_back(proc);
 
   const std::size_t core_diags = out.diagnostics.size();

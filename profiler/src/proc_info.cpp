@@ -1,10 +1,12 @@
-// Reads the command line, thread names and rank of the running process.
+// Reads the command line, thread names, rank and CPUs of the running process.
 #include "proc_info.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -62,5 +64,36 @@ std::uint32_t read_rank() noexcept {
 }
 
 std::uint64_t os_tid() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
+
+std::uint32_t parse_omp_threads(const char* v) noexcept {
+  if (v == nullptr) return 0;
+  while (*v == ' ' || *v == '\t') ++v;
+  if (*v < '0' || *v > '9') return 0;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  while (*end == ' ' || *end == '\t') ++end;
+  if (*end != '\0' && *end != ',') return 0;
+  return n > 0xFFFFFFFFull ? 0xFFFFFFFFu : static_cast<std::uint32_t>(n);
+}
+
+CpuInfo read_cpu_info() noexcept {
+  CpuInfo info;
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (online > 0) info.online = static_cast<std::uint32_t>(online);
+  // A cpu_set_t holds 1024 CPUs; a bigger machine needs a bigger mask (EINVAL until it fits).
+  for (int ncpus = CPU_SETSIZE; ncpus <= (1 << 20); ncpus *= 2) {
+    cpu_set_t* set = CPU_ALLOC(ncpus);
+    if (set == nullptr) break;
+    const std::size_t size = CPU_ALLOC_SIZE(ncpus);
+    CPU_ZERO_S(size, set);
+    const int rc = ::sched_getaffinity(0, size, set);
+    const int err = errno;
+    if (rc == 0) info.allowed = static_cast<std::uint32_t>(CPU_COUNT_S(size, set));
+    CPU_FREE(set);
+    if (rc == 0 || err != EINVAL) break;
+  }
+  info.omp_threads = parse_omp_threads(std::getenv("OMP_NUM_THREADS"));
+  return info;
+}
 
 }  // namespace amdahl::profiler::detail

@@ -1,7 +1,9 @@
 // Part-file codec: round trip of every record kind, and rejection of bad bytes.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "amdahl/format/part_file.hpp"
 
@@ -13,7 +15,7 @@ namespace {
 // have no event records: the version-2 encoding without its empty section 12, version field 1.
 std::string as_version1(const RecordSet& rs) {
   REQUIRE(rs.event_records.empty());
-  std::string b = encode_part(rs);
+  std::string b = encode_part(rs, 2);
   const std::string tail = std::string(1, '\x0c') + std::string(8, '\0') + std::string(1, '\xff');
   REQUIRE(b.size() > tail.size());
   REQUIRE(b.substr(b.size() - tail.size()) == tail);  // tag 12, count 0, end
@@ -23,19 +25,27 @@ std::string as_version1(const RecordSet& rs) {
   return b;
 }
 
+std::string source_dir() {
+  const char* src = std::getenv("AMDAHL_SOURCE_DIR");
+  return src != nullptr && *src != '\0' ? src : AMDAHL_SOURCE_DIR_FALLBACK;
+}
+
 }  // namespace
 
 TEST_CASE("part file round trip keeps every field") {
   RecordSet rs;
   rs.strings = {"", "amdahl", "step", "worker-1"};
-  rs.processes.push_back({42, 1, 2, 100, 900, 3});
+  rs.processes.push_back({42, 1, 2, 100, 900, 3, 192, 24, 0xfffffffeu});
   rs.threads.push_back({42, 4242, 3});
   rs.categories.push_back({42, 1, 7, 2});
   RangeRec r;
   r.pid = 42; r.tid = 4242; r.end_tid = 4243; r.domain = 1; r.name = 2; r.category = 7;
   r.kind = RangeKind::StartEnd; r.depth = -1; r.parent = 5; r.start_ns = -3; r.end_ns = 1LL << 40;
   r.unclosed = true; r.payload = {PayloadKind::Double, 0, 2.5};
+  r.thread_cpu_ns = 48'000'123; r.process_cpu_ns = (1LL << 41) + 5;
   rs.ranges.push_back(r);
+  RangeRec unknown_cpu;  // CPU times -1 (the default) stay -1
+  rs.ranges.push_back(unknown_cpu);
   rs.marks.push_back({42, 4242, 1, 2, 0, 77, {PayloadKind::Int64, -9, 0}});
   rs.api_calls.push_back({42, 4242, ApiKind::Driver, 307, 2, 10, 20, 99});
   GpuOpRec g;
@@ -51,8 +61,12 @@ TEST_CASE("part file round trip keeps every field") {
 
   const RecordSet back = decode_part(encode_part(rs));
   CHECK(back.strings == rs.strings);
-  REQUIRE(back.ranges.size() == 1);
+  REQUIRE(back.ranges.size() == 2);
   CHECK(back.ranges[0].end_tid == 4243);
+  CHECK(back.ranges[0].thread_cpu_ns == 48'000'123);
+  CHECK(back.ranges[0].process_cpu_ns == (1LL << 41) + 5);
+  CHECK(back.ranges[1].thread_cpu_ns == -1);
+  CHECK(back.ranges[1].process_cpu_ns == -1);
   CHECK(back.ranges[0].kind == RangeKind::StartEnd);
   CHECK(back.ranges[0].parent == 5);
   CHECK(back.ranges[0].end_ns == (1LL << 40));
@@ -68,6 +82,9 @@ TEST_CASE("part file round trip keeps every field") {
   CHECK(back.devices[0].sm_count == 132);
   CHECK(back.diagnostics[0].count == 5);
   CHECK(back.processes[0].rank == 3);
+  CHECK(back.processes[0].cpus_online == 192);
+  CHECK(back.processes[0].cpus_allowed == 24);
+  CHECK(back.processes[0].omp_threads == 0xfffffffeu);
   CHECK(back.threads[0].name == 3);
   CHECK(back.categories[0].category == 7);
   REQUIRE(back.event_records.size() == 2);
@@ -101,10 +118,66 @@ TEST_CASE("a version-1 part (no event records) still reads") {
   CHECK(back.processes.size() == 1);
   CHECK(back.event_records.empty());
   // Version 1 had no section 12: one in a version-1 part is corrupt, as a version-1 reader said.
-  std::string odd = encode_part(rs);
+  std::string odd = encode_part(rs, 2);
   const std::uint32_t one = 1;
   std::memcpy(odd.data() + 8, &one, sizeof one);
   CHECK_THROWS_WITH_AS(decode_part(odd), doctest::Contains("unknown section 12"), PartError);
+}
+
+TEST_CASE("a version-2 part (no CPU fields) still reads: CPU times -1, CPU counts 0") {
+  RecordSet rs;
+  rs.strings = {"", "amdahl", "step"};
+  rs.processes.push_back({42, 1, 2, 100, 900, 1, 8, 4, 2});
+  RangeRec r;
+  r.pid = 42; r.tid = 42; r.end_tid = 42; r.domain = 1; r.name = 2; r.start_ns = 200; r.end_ns = 300;
+  r.payload = {PayloadKind::Int64, 3, 0.0};
+  r.thread_cpu_ns = 90; r.process_cpu_ns = 150;
+  rs.ranges.push_back(r);
+  rs.event_records.push_back({42, 0, 1, 7, 11, 98, 0});
+  const std::string v2 = encode_part(rs, 2);
+  CHECK(v2.size() + 2 * 8 + 3 * 4 == encode_part(rs).size());  // the fields version 3 added
+  const RecordSet back = decode_part(v2);
+  REQUIRE(back.ranges.size() == 1);
+  CHECK(back.ranges[0].end_ns == 300);
+  CHECK(back.ranges[0].payload.i == 3);
+  CHECK(back.ranges[0].thread_cpu_ns == -1);
+  CHECK(back.ranges[0].process_cpu_ns == -1);
+  REQUIRE(back.processes.size() == 1);
+  CHECK(back.processes[0].rank == 1);
+  CHECK(back.processes[0].cpus_online == 0);
+  CHECK(back.processes[0].cpus_allowed == 0);
+  CHECK(back.processes[0].omp_threads == 0);
+  CHECK(back.event_records.size() == 1);
+}
+
+TEST_CASE("a part the version-2 writer wrote reads (tests/data/part_v2.amdpart)") {
+  // Written by format::write_part at commit 9a5e15a (part version 2), before the CPU fields.
+  const RecordSet rs = read_part(source_dir() + "/tests/data/part_v2.amdpart");
+  CHECK(rs.strings == std::vector<std::string>{"", "amdahl", "step", "python train.py", "main", "other-range"});
+  REQUIRE(rs.processes.size() == 1);
+  const ProcessRec& p = rs.processes[0];
+  CHECK(p.pid == 4242); CHECK(p.ppid == 1); CHECK(p.command == 3); CHECK(p.start_ns == 1000);
+  CHECK(p.end_ns == 9000); CHECK(p.rank == 2);
+  CHECK(p.cpus_online == 0); CHECK(p.cpus_allowed == 0); CHECK(p.omp_threads == 0);
+  REQUIRE(rs.threads.size() == 1);
+  CHECK(rs.threads[0].name == 4);
+  REQUIRE(rs.ranges.size() == 2);
+  CHECK(rs.ranges[0].domain == 1); CHECK(rs.ranges[0].name == 2); CHECK(rs.ranges[0].start_ns == 2000);
+  CHECK(rs.ranges[0].end_ns == 5000); CHECK(rs.ranges[0].payload.kind == PayloadKind::Int64);
+  CHECK(rs.ranges[0].payload.i == 7);
+  CHECK(rs.ranges[1].name == 5); CHECK(rs.ranges[1].parent == 0); CHECK(rs.ranges[1].depth == 1);
+  CHECK(rs.ranges[1].end_ns == 3000);
+  for (const RangeRec& r : rs.ranges) {
+    CHECK(r.thread_cpu_ns == -1);
+    CHECK(r.process_cpu_ns == -1);
+  }
+  REQUIRE(rs.marks.size() == 1);
+  CHECK(rs.marks[0].ts_ns == 2100);
+  REQUIRE(rs.event_records.size() == 1);
+  CHECK(rs.event_records[0].event == 11);
+  CHECK(rs.event_records[0].correlation_id == 98);
+  REQUIRE(rs.diagnostics.size() == 1);
+  CHECK(rs.diagnostics[0].key == 2);
 }
 
 TEST_CASE("part file rejects bad bytes with PartError") {
@@ -116,7 +189,9 @@ TEST_CASE("part file rejects bad bytes with PartError") {
   CHECK_THROWS_WITH_AS(decode_part(newer), doctest::Contains("newer"), PartError);
   newer[8] = static_cast<char>(kPartVersion + 1);
   CHECK_THROWS_WITH_AS(decode_part(newer), doctest::Contains("newer"), PartError);
-  CHECK(kPartVersion == 2);
+  CHECK(kPartVersion == 3);
   CHECK(static_cast<unsigned char>(good[8]) == kPartVersion);
   CHECK_THROWS_AS(read_part("/nonexistent/part.bin"), PartError);
+  CHECK_THROWS_AS(encode_part(RecordSet{}, 0), PartError);
+  CHECK_THROWS_AS(encode_part(RecordSet{}, kPartVersion + 1), PartError);
 }

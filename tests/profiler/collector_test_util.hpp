@@ -80,7 +80,8 @@ inline std::vector<std::string> make_env(const std::vector<std::string>& extra) 
     const std::string kv = *e;
     const std::string key = kv.substr(0, kv.find('='));
     if (key == "NVTX_INJECTION64_PATH" || key == "AMDAHL_PART_DIR" || key == "RANK" ||
-        key == "OMPI_COMM_WORLD_RANK" || key == "PMI_RANK" || key == "AMDAHL_LOG_LEVEL") {
+        key == "OMPI_COMM_WORLD_RANK" || key == "PMI_RANK" || key == "AMDAHL_LOG_LEVEL" ||
+        key == "AMDAHL_RANGE_CPU" || key == "OMP_NUM_THREADS") {
       continue;
     }
     bool overridden = false;  // a variable set in `extra` replaces the inherited one

@@ -6,13 +6,26 @@
 //   fork   forks one child that keeps running this image and one that execs "<self> child",
 //          while a second thread keeps interning new names (stressing the fork lock handling).
 //   child  a few ranges of its own (the exec'd child).
+//   cpu    ranges for the per-range CPU times: in domain amdahl ~50 ms busy loops (busy-0,
+//          busy-1, ...: at least three, more while preemption kept the thread's CPU time
+//          below 90% of the wall time, up to 20), a 50 ms sleep (sleep), a range while a second thread burns 40 ms of
+//          CPU (contended), nested amdahl ranges around a range of another domain
+//          (outer-stage > inner-other > inner-stage, popped outer-stage first); busy loops in
+//          domain other (other-busy) and the default domain (default-busy), an amdahl
+//          start/end range (async-amdahl) and an amdahl push never popped (unclosed-amdahl).
+//          For each of those push/pop ranges it prints "<name> <thread cpu ns> <process cpu ns>
+//          <wall ns>", as the helper itself measured them just outside the push and the pop,
+//          then "cpu done".
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -118,6 +131,95 @@ int run_full() {
   return 3;
 }
 
+std::int64_t clock_ns(clockid_t c) {
+  timespec ts{};
+  ::clock_gettime(c, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Burns CPU on this thread for `ms` milliseconds of wall time.
+void spin_wall(int ms) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  volatile std::uint64_t x = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    for (int i = 0; i < 1000; ++i) x = x + static_cast<std::uint64_t>(i);
+  }
+}
+
+// Burns `ms` milliseconds of this thread's own CPU time (however long that takes).
+void spin_cpu(int ms) {
+  const std::int64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + std::int64_t{ms} * 1'000'000;
+  volatile std::uint64_t x = 0;
+  while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end) {
+    for (int i = 0; i < 1000; ++i) x = x + static_cast<std::uint64_t>(i);
+  }
+}
+
+// A push/pop range in domain d around body(), printing the CPU times measured around it;
+// returns the thread's CPU time over wall time.
+template <class Body>
+double measured(nvtxDomainHandle_t d, const char* name, Body body) {
+  const std::int64_t w0 = clock_ns(CLOCK_MONOTONIC);
+  const std::int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  const std::int64_t p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+  nvtxEventAttributes_t a = attrs(name);
+  nvtxDomainRangePushEx(d, &a);
+  body();
+  nvtxDomainRangePop(d);
+  const std::int64_t t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  const std::int64_t p1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+  const std::int64_t w1 = clock_ns(CLOCK_MONOTONIC);
+  std::printf("%s %lld %lld %lld\n", name, static_cast<long long>(t1 - t0), static_cast<long long>(p1 - p0),
+              static_cast<long long>(w1 - w0));
+  return static_cast<double>(t1 - t0) / static_cast<double>(w1 > w0 ? w1 - w0 : 1);
+}
+
+int run_cpu() {
+  nvtxDomainHandle_t amdahl = nvtxDomainCreateA("amdahl");
+  nvtxDomainHandle_t other = nvtxDomainCreateA("other");
+  nvtxRangePushA("warm-up");  // NVTX and the collector initialised before anything is timed
+  nvtxRangePop();
+  double best = 0.0;
+  for (int i = 0; i < 20 && (i < 3 || best < 0.9); ++i) {
+    const std::string name = "busy-" + std::to_string(i);
+    best = std::max(best, measured(amdahl, name.c_str(), [] { spin_wall(50); }));
+  }
+  measured(amdahl, "sleep", [] {
+    const timespec ms50{0, 50'000'000};
+    ::nanosleep(&ms50, nullptr);
+  });
+  measured(amdahl, "contended", [] {
+    std::thread burner([] { spin_cpu(40); });
+    burner.join();
+  });
+  measured(other, "other-busy", [] { spin_wall(20); });
+  measured(nullptr, "default-busy", [] { spin_wall(10); });
+
+  nvtxEventAttributes_t o = attrs("outer-stage");
+  nvtxDomainRangePushEx(amdahl, &o);
+  spin_wall(10);
+  nvtxEventAttributes_t io = attrs("inner-other");
+  nvtxDomainRangePushEx(other, &io);
+  nvtxEventAttributes_t is = attrs("inner-stage");
+  nvtxDomainRangePushEx(amdahl, &is);
+  spin_wall(10);
+  nvtxDomainRangePop(amdahl);  // inner-stage
+  nvtxDomainRangePop(amdahl);  // outer-stage, while inner-other (domain other) is still open
+  spin_wall(5);
+  nvtxDomainRangePop(other);  // inner-other
+
+  nvtxEventAttributes_t s = attrs("async-amdahl");
+  const nvtxRangeId_t id = nvtxDomainRangeStartEx(amdahl, &s);
+  spin_wall(5);
+  nvtxDomainRangeEnd(amdahl, id);
+  nvtxEventAttributes_t u = attrs("unclosed-amdahl");
+  nvtxDomainRangePushEx(amdahl, &u);
+  spin_wall(5);
+  std::printf("cpu done\n");
+  std::fflush(stdout);
+  return 0;
+}
+
 int run_child() {
   nvtxRangePushA("child-exec");
   nvtxRangePop();
@@ -172,6 +274,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "full") == 0) return run_full();
   if (std::strcmp(mode, "fork") == 0) return run_fork(argv[0]);
   if (std::strcmp(mode, "child") == 0) return run_child();
-  std::fprintf(stderr, "usage: nvtx_helper [full|fork|child]\n");
+  if (std::strcmp(mode, "cpu") == 0) return run_cpu();
+  std::fprintf(stderr, "usage: nvtx_helper [full|fork|child|cpu]\n");
   return 2;
 }

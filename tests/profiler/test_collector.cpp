@@ -2,14 +2,19 @@
 // (fork/exec, no shell), reads the part files it writes and checks every record.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <doctest/doctest.h>
+#include <map>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "amdahl/format/part_file.hpp"
@@ -37,6 +42,34 @@ const MarkRec& find_mark(const RecordSet& rs, const std::string& name) {
   }
   FAIL("mark not found: " << name);
   return rs.marks.front();
+}
+
+// The helper's own measurements of its `cpu` mode ranges, taken just outside push and pop.
+struct Outside {
+  std::int64_t thread_cpu_ns = 0;
+  std::int64_t process_cpu_ns = 0;
+  std::int64_t wall_ns = 1;
+};
+std::map<std::string, Outside> helper_cpu_lines(const std::string& out) {
+  std::map<std::string, Outside> m;
+  std::istringstream in(out);
+  std::string name;
+  while (in >> name) {
+    if (name == "cpu") break;  // "cpu done"
+    long long t = 0;
+    long long p = 0;
+    long long w = 0;
+    in >> t >> p >> w;
+    m[name] = Outside{t, p, w > 0 ? w : 1};
+  }
+  return m;
+}
+
+int cpus_allowed_here() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  REQUIRE(::sched_getaffinity(0, sizeof set, &set) == 0);
+  return CPU_COUNT(&set);
 }
 
 std::string thread_name(const RecordSet& rs, std::uint64_t tid) {
@@ -69,6 +102,9 @@ TEST_CASE("collector records ranges, marks, names, payloads and diagnostics exac
   CHECK(proc.rank == 5);
   CHECK(proc.start_ns > 0);
   CHECK(proc.end_ns >= proc.start_ns);
+  CHECK(proc.cpus_allowed == static_cast<std::uint32_t>(cpus_allowed_here()));
+  CHECK(proc.cpus_online >= proc.cpus_allowed);
+  CHECK(proc.omp_threads == 0);  // OMP_NUM_THREADS unset (make_env)
 
   // Threads: main (tid == pid, OS name from comm) and the worker (renamed by NVTX).
   REQUIRE(rs.threads.size() == 2);
@@ -114,6 +150,16 @@ TEST_CASE("collector records ranges, marks, names, payloads and diagnostics exac
   CHECK(g.payload.i == 42);
   CHECK(g.start_ns >= o.start_ns);
   CHECK(g.end_ns <= o.end_ns);
+  // Domain amdahl push/pop: CPU times recorded; every other range: unknown.
+  CHECK(g.thread_cpu_ns >= 0);
+  CHECK(g.thread_cpu_ns <= g.end_ns - g.start_ns);
+  CHECK(g.process_cpu_ns >= 0);
+  for (const auto& rg : rs.ranges) {
+    if (&rg == &g) continue;
+    CAPTURE(rs.str(rg.name));
+    CHECK(rg.thread_cpu_ns == -1);  // other domains, start/end (async), unclosed
+    CHECK(rg.process_cpu_ns == -1);
+  }
 
   const RangeRec& in = rs.ranges[static_cast<std::size_t>(inner)];
   CHECK(rs.str(in.domain) == "other");
@@ -203,6 +249,141 @@ TEST_CASE("collector records ranges, marks, names, payloads and diagnostics exac
   CHECK(diag(rs, "nvtx.unknown_range_end") == 2);
   CHECK(diag(rs, "nvtx.unclosed_range") == 2);
   CHECK(rs.diagnostics.size() == 3);
+}
+
+TEST_CASE("amdahl push/pop ranges carry the thread's and the process's CPU time") {
+  TempDir dir;
+  const auto env = make_env({"NVTX_INJECTION64_PATH=" + collector_path(), "AMDAHL_PART_DIR=" + dir.path,
+                             "OMP_NUM_THREADS=6"});
+  const RunResult r = run({helper_path(), "cpu"}, env);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.out.find("cpu done\n") != std::string::npos);
+  const auto outside = helper_cpu_lines(r.out);
+  const auto parts = read_parts(dir);
+  REQUIRE(parts.size() == 1);
+  const RecordSet& rs = parts[0];
+  REQUIRE(rs.processes.size() == 1);
+  const ProcessRec& proc = rs.processes[0];
+  CHECK(proc.cpus_allowed >= 1);
+  CHECK(proc.cpus_allowed == static_cast<std::uint32_t>(cpus_allowed_here()));
+  CHECK(proc.cpus_online >= proc.cpus_allowed);
+  CHECK(proc.omp_threads == 6);
+
+  auto rec = [&](const std::string& name) -> const RangeRec& {
+    return rs.ranges[static_cast<std::size_t>(find_range(rs, name))];
+  };
+  // Recorded values lie inside what the helper measured just outside the push and the pop
+  // (CPU time accrues only while running, so the gap is the push/pop code: well under 2 ms).
+  auto check_inside = [&](const std::string& name) {
+    CAPTURE(name);
+    const RangeRec& x = rec(name);
+    REQUIRE(outside.count(name) == 1);
+    const std::int64_t t_out = outside.at(name).thread_cpu_ns;
+    const std::int64_t p_out = outside.at(name).process_cpu_ns;
+    CHECK(x.thread_cpu_ns >= 0);
+    CHECK(x.thread_cpu_ns <= t_out);
+    CHECK(x.thread_cpu_ns >= t_out - 2'000'000);
+    CHECK(x.process_cpu_ns <= p_out);
+    CHECK(x.process_cpu_ns >= x.thread_cpu_ns - 1'000'000);  // the process includes the thread
+    CHECK(x.thread_cpu_ns <= x.end_ns - x.start_ns + 1'000'000);  // CPU interval inside the range
+  };
+
+  // Busy loops: thread CPU ~ wall. Preemption by other work on a loaded machine can only lower
+  // it (the helper repeats the loop until it measured one at >= 90% itself, up to 20 times), so
+  // at least one must be within 20% of its wall time -- if the scheduler let the helper run:
+  // when the helper's own best measurement is below 90% (every core busy with other work),
+  // there is no such loop to check, and check_inside above is what shows the value is right.
+  double best = 0.0;
+  double helper_best = 0.0;
+  int busy = 0;
+  for (; outside.count("busy-" + std::to_string(busy)) == 1; ++busy) {
+    const std::string name = "busy-" + std::to_string(busy);
+    check_inside(name);
+    const RangeRec& x = rec(name);
+    const double ratio = static_cast<double>(x.thread_cpu_ns) / static_cast<double>(x.end_ns - x.start_ns);
+    helper_best = std::max(helper_best, static_cast<double>(outside.at(name).thread_cpu_ns) /
+                                            static_cast<double>(outside.at(name).wall_ns));
+    MESSAGE(name << ": wall " << (x.end_ns - x.start_ns) << " ns, thread CPU " << x.thread_cpu_ns
+                 << " ns, process CPU " << x.process_cpu_ns << " ns (ratio " << ratio << ")");
+    CHECK(x.end_ns - x.start_ns >= 50'000'000);
+    best = std::max(best, ratio);
+  }
+  CHECK(busy >= 3);
+  CHECK(best <= 1.02);
+  if (helper_best >= 0.9) {
+    CHECK(best >= 0.8);
+  } else {
+    MESSAGE("every core was busy with other work (the helper's best busy loop ran "
+            << helper_best * 100 << "% of its wall time): the thread CPU = wall check is skipped");
+  }
+
+  // A sleep costs (almost) no CPU.
+  check_inside("sleep");
+  const RangeRec& sl = rec("sleep");
+  CHECK(sl.end_ns - sl.start_ns >= 50'000'000);
+  CHECK(sl.thread_cpu_ns < (sl.end_ns - sl.start_ns) / 10);
+
+  // Another thread burning 40 ms of CPU during the range: process - thread > 30 ms.
+  check_inside("contended");
+  const RangeRec& ct = rec("contended");
+  MESSAGE("contended: thread CPU " << ct.thread_cpu_ns << " ns, process CPU " << ct.process_cpu_ns << " ns");
+  CHECK(ct.process_cpu_ns > ct.thread_cpu_ns + 30'000'000);
+
+  // Nested amdahl ranges around a range of another domain; the outer one popped first.
+  const RangeRec& outer = rec("outer-stage");
+  const RangeRec& inner = rec("inner-stage");
+  CHECK(inner.thread_cpu_ns >= 0);
+  CHECK(outer.thread_cpu_ns >= inner.thread_cpu_ns);
+  CHECK(outer.process_cpu_ns >= inner.process_cpu_ns);
+  CHECK(outer.end_ns < rec("inner-other").end_ns);
+
+  // Not recorded: other domains, the default domain, start/end and unclosed amdahl ranges.
+  for (const char* name : {"other-busy", "default-busy", "inner-other", "async-amdahl", "unclosed-amdahl", "warm-up"}) {
+    CAPTURE(name);
+    CHECK(rec(name).thread_cpu_ns == -1);
+    CHECK(rec(name).process_cpu_ns == -1);
+  }
+  CHECK(rec("unclosed-amdahl").unclosed);
+  CHECK(rec("async-amdahl").kind == RangeKind::StartEnd);
+}
+
+TEST_CASE("AMDAHL_RANGE_CPU=0 records no CPU times; a process limited to one CPU says so") {
+  // The child inherits this thread's affinity: one CPU (when there are two to choose from).
+  cpu_set_t saved;
+  CPU_ZERO(&saved);
+  REQUIRE(::sched_getaffinity(0, sizeof saved, &saved) == 0);
+  const bool restrict_one = CPU_COUNT(&saved) >= 2;
+  if (restrict_one) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &saved)) {
+        CPU_SET(c, &one);
+        break;
+      }
+    }
+    REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
+  }
+  TempDir dir;
+  const auto env = make_env({"NVTX_INJECTION64_PATH=" + collector_path(), "AMDAHL_PART_DIR=" + dir.path,
+                             "AMDAHL_RANGE_CPU=0", "OMP_NUM_THREADS=4,2"});
+  const RunResult r = run({helper_path(), "cpu"}, env);
+  if (restrict_one) REQUIRE(::sched_setaffinity(0, sizeof saved, &saved) == 0);
+  REQUIRE(r.exit_code == 0);
+  const auto parts = read_parts(dir);
+  REQUIRE(parts.size() == 1);
+  const RecordSet& rs = parts[0];
+  REQUIRE(rs.processes.size() == 1);
+  if (restrict_one) CHECK(rs.processes[0].cpus_allowed == 1);
+  CHECK(rs.processes[0].cpus_allowed >= 1);
+  CHECK(rs.processes[0].cpus_online >= static_cast<std::uint32_t>(CPU_COUNT(&saved)));
+  CHECK(rs.processes[0].omp_threads == 4);
+  REQUIRE(rs.ranges.size() >= 13);  // 10 + at least three busy loops
+  for (const auto& rg : rs.ranges) {
+    CAPTURE(rs.str(rg.name));
+    CHECK(rg.thread_cpu_ns == -1);
+    CHECK(rg.process_cpu_ns == -1);
+  }
 }
 
 TEST_CASE("forked children, with and without exec, write their own parts") {

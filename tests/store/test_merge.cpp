@@ -176,7 +176,7 @@ TEST_CASE("bad ids in a part are counted, never followed") {
 TEST_CASE("a version-1 part (no event records) merges with a version-2 part") {
   RecordSet old = part_b(600, 0);
   old.event_records.clear();
-  std::string v1 = encode_part(old);
+  std::string v1 = encode_part(old, 2);
   // The version-1 layout: no section 12 (tag, empty count) before the end tag; version field 1.
   REQUIRE(v1.size() > 10);
   REQUIRE(v1[v1.size() - 10] == '\x0c');
@@ -190,6 +190,40 @@ TEST_CASE("a version-1 part (no event records) merges with a version-2 part") {
   REQUIRE(m.event_records.size() == 1);
   CHECK(m.event_records[0].pid == 700);
   CHECK(m.diagnostics.empty());
+}
+
+TEST_CASE("CPU times and CPU counts follow their records through the merge; a version-2 part gives unknowns") {
+  RecordSet a = part_a();
+  a.processes[0].cpus_online = 64; a.processes[0].cpus_allowed = 8; a.processes[0].omp_threads = 4;
+  a.ranges[0].thread_cpu_ns = 90; a.ranges[0].process_cpu_ns = 95;     // h2d, 1500
+  a.ranges[1].thread_cpu_ns = 550; a.ranges[1].process_cpu_ns = 1100;  // step, 1400
+  RecordSet b = part_b(100, 1200);  // same pid as part_a: rewritten, records keep their fields
+  b.processes[0].cpus_allowed = 2;
+  b.ranges[0].thread_cpu_ns = 10; b.ranges[0].process_cpu_ns = 700;
+  RecordSet old = part_b(300, 50);  // written as version 2: fields unknown
+  old.ranges[0].thread_cpu_ns = 1; old.processes[0].cpus_allowed = 1;
+  const RecordSet m = merge_parts({decode_part(encode_part(a)), decode_part(encode_part(b)),
+                                   decode_part(encode_part(old, 2))});
+  const RangeRec* h2d = find(m, 100, 1500);
+  const RangeRec* step = find(m, 100, 1400);
+  const RangeRec* early = find(m, 100, 1100);
+  REQUIRE(h2d != nullptr); REQUIRE(step != nullptr); REQUIRE(early != nullptr);
+  CHECK(h2d->thread_cpu_ns == 90); CHECK(h2d->process_cpu_ns == 95);
+  CHECK(step->thread_cpu_ns == 550); CHECK(step->process_cpu_ns == 1100);
+  CHECK(early->thread_cpu_ns == -1); CHECK(early->process_cpu_ns == -1);
+  std::uint32_t b_pid = 0;
+  for (const ProcessRec& p : m.processes) {
+    if (p.pid == 100) { CHECK(p.cpus_online == 64); CHECK(p.cpus_allowed == 8); CHECK(p.omp_threads == 4); }
+    else if (p.pid == 300) { CHECK(p.cpus_online == 0); CHECK(p.cpus_allowed == 0); }
+    else { b_pid = p.pid; CHECK(p.cpus_allowed == 2); }
+  }
+  REQUIRE(b_pid != 0);
+  const RangeRec* b_step = find(m, b_pid, 1400);
+  REQUIRE(b_step != nullptr);
+  CHECK(b_step->thread_cpu_ns == 10); CHECK(b_step->process_cpu_ns == 700);
+  const RangeRec* old_step = find(m, 300, 250);
+  REQUIRE(old_step != nullptr);
+  CHECK(old_step->thread_cpu_ns == -1); CHECK(old_step->process_cpu_ns == -1);
 }
 
 TEST_CASE("merging nothing gives an empty record set") {

@@ -41,7 +41,7 @@ Profile sample_profile() {
   RecordSet& rs = p.records;
   rs.strings = {"", "amdahl", "step", "worker-1", "python train.py", "sgemm_kernel", "cudaLaunchKernel",
                 "NVIDIA H200", "nvtx.unbalanced_pop", "pop on thread 7 with an empty stack", "h2d"};
-  rs.processes.push_back({42, 1, 4, 100, 900, 3});
+  rs.processes.push_back({42, 1, 4, 100, 900, 3, 192, 24, 8});
   rs.threads.push_back({42, 4242, 3});
   rs.threads.push_back({42, 0xffffffffffull, 0});
   rs.categories.push_back({42, 1, 7, 2});
@@ -49,9 +49,11 @@ Profile sample_profile() {
   outer.pid = 42; outer.tid = 4242; outer.end_tid = 4242; outer.domain = 1; outer.name = 2; outer.category = 7;
   outer.depth = 0; outer.parent = -1; outer.start_ns = 100; outer.end_ns = 800;
   outer.payload = {PayloadKind::Int64, -12, 0.0};
+  outer.thread_cpu_ns = 650; outer.process_cpu_ns = 1300;
   RangeRec inner = outer;
   inner.name = 10; inner.depth = 1; inner.parent = 0; inner.start_ns = 150; inner.end_ns = 300;
   inner.payload = {PayloadKind::Double, 0, 2.5};
+  inner.thread_cpu_ns = 0; inner.process_cpu_ns = 1LL << 40;
   RangeRec se;
   se.pid = 42; se.tid = 4242; se.end_tid = 4243; se.domain = 0; se.name = 2; se.kind = RangeKind::StartEnd;
   se.depth = -1; se.parent = -1; se.start_ns = -3; se.end_ns = 1LL << 40; se.unclosed = true;
@@ -100,8 +102,35 @@ void sql(const std::string& path, const char* statement) {
   sqlite3_close(db);
 }
 
-// A profile as the format-1 amdahl wrote it: no event_records table, no count for it, version 1.
+// A profile as the format-2 amdahl wrote it: no CPU columns in ranges and processes (and the
+// views of format 2, which did not show them), version 2.
+void make_format2(const std::string& path) {
+  sql(path, "DROP VIEW range_totals; DROP VIEW ranges_named; DROP VIEW processes_named; "
+            "ALTER TABLE ranges DROP COLUMN thread_cpu_ns; ALTER TABLE ranges DROP COLUMN process_cpu_ns; "
+            "ALTER TABLE processes DROP COLUMN cpus_online; ALTER TABLE processes DROP COLUMN cpus_allowed; "
+            "ALTER TABLE processes DROP COLUMN omp_threads; "
+            "UPDATE meta SET value = '2' WHERE key = 'format_version'");
+  sql(path, R"sql(
+CREATE VIEW ranges_named AS
+  SELECT r.id, r.pid, r.tid, d.value AS domain, n.value AS name, r.kind, r.depth, r.parent,
+         r.start_ns, r.end_ns, r.end_ns - r.start_ns AS dur_ns, r.unclosed, r.category,
+         r.payload_kind, r.payload_int, r.payload_double, r.end_tid
+  FROM ranges r JOIN strings d ON d.id = r.domain_id JOIN strings n ON n.id = r.name_id;
+CREATE VIEW range_totals AS
+  SELECT domain, name, count(*) AS count, sum(dur_ns) AS total_ns,
+         CAST(avg(dur_ns) AS INTEGER) AS mean_ns, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns
+  FROM ranges_named GROUP BY domain, name ORDER BY total_ns DESC;
+CREATE VIEW processes_named AS
+  SELECT p.id, p.pid, p.ppid, c.value AS command, p.start_ns, p.end_ns,
+         p.end_ns - p.start_ns AS dur_ns, p.rank
+  FROM processes p JOIN strings c ON c.id = p.command_id;
+)sql");
+}
+
+// A profile as the format-1 amdahl wrote it: format 2 without the event_records table and its
+// count, version 1.
 void make_format1(const std::string& path) {
+  make_format2(path);
   sql(path, "DROP TABLE event_records; DELETE FROM meta WHERE key = 'count.event_records'; "
             "UPDATE meta SET value = '1' WHERE key = 'format_version'");
 }
@@ -129,7 +158,7 @@ TEST_CASE("every record kind and field survives save and load") {
 
   CHECK(b.meta.at("command") == "train.py --epochs 1");
   CHECK(b.meta.at("host") == "node-1");
-  CHECK(b.meta.at("format_version") == "2");
+  CHECK(b.meta.at("format_version") == "3");
   CHECK(b.meta.at("clock") == "CLOCK_MONOTONIC");
   CHECK(b.meta.count("amdahl_version") == 1);
   CHECK(b.meta.at("count.ranges") == "3");
@@ -139,6 +168,8 @@ TEST_CASE("every record kind and field survives save and load") {
   REQUIRE(y.processes.size() == 1);
   CHECK(y.processes[0].pid == 42); CHECK(y.processes[0].ppid == 1); CHECK(y.processes[0].command == 4);
   CHECK(y.processes[0].start_ns == 100); CHECK(y.processes[0].end_ns == 900); CHECK(y.processes[0].rank == 3);
+  CHECK(y.processes[0].cpus_online == 192); CHECK(y.processes[0].cpus_allowed == 24);
+  CHECK(y.processes[0].omp_threads == 8);
 
   REQUIRE(y.threads.size() == 2);
   CHECK(y.threads[0].tid == 4242); CHECK(y.threads[0].name == 3); CHECK(y.threads[1].tid == 0xffffffffffull);
@@ -155,8 +186,11 @@ TEST_CASE("every record kind and field survives save and load") {
     CHECK(r.name == a.name); CHECK(r.category == a.category); CHECK(r.kind == a.kind); CHECK(r.depth == a.depth);
     CHECK(r.parent == a.parent); CHECK(r.start_ns == a.start_ns); CHECK(r.end_ns == a.end_ns);
     CHECK(r.unclosed == a.unclosed); CHECK(r.payload.kind == a.payload.kind); CHECK(r.payload.i == a.payload.i);
-    CHECK(r.payload.d == a.payload.d);
+    CHECK(r.payload.d == a.payload.d); CHECK(r.thread_cpu_ns == a.thread_cpu_ns);
+    CHECK(r.process_cpu_ns == a.process_cpu_ns);
   }
+  CHECK(y.ranges[2].thread_cpu_ns == -1);  // unknown: stored as NULL, read back as -1
+  CHECK(y.ranges[2].process_cpu_ns == -1);
 
   REQUIRE(y.marks.size() == 2);
   CHECK(y.marks[0].tid == 4242); CHECK(y.marks[0].domain == 1); CHECK(y.marks[0].name == 2);
@@ -225,6 +259,10 @@ TEST_CASE("the sqlite3-shell views and readable enum columns") {
   CHECK(one("SELECT key || ': ' || detail FROM diagnostics_named") ==
         "nvtx.unbalanced_pop: pop on thread 7 with an empty stack");
   CHECK(one("SELECT parent FROM ranges WHERE id = 0") == "(none)");  // NULL: no parent
+  CHECK(one("SELECT thread_cpu_ns || ' ' || process_cpu_ns FROM ranges_named WHERE id = 0") == "650 1300");
+  CHECK(one("SELECT thread_cpu_ns FROM ranges WHERE id = 2") == "(none)");  // NULL: unknown
+  CHECK(one("SELECT process_cpu_ns FROM ranges WHERE id = 2") == "(none)");
+  CHECK(one("SELECT cpus_online || ' ' || cpus_allowed || ' ' || omp_threads FROM processes_named") == "192 24 8");
   sqlite3_close(db);
 }
 
@@ -268,7 +306,7 @@ TEST_CASE("bad input gives one clear ProfileError") {
     sql(path, "DROP VIEW gpu_ops_named; DROP TABLE gpu_ops");
     CHECK(load_error(path) == path + " is not a complete amdahl profile: table 'gpu_ops' is missing");
   }
-  SUBCASE("a format-2 profile missing the table format 2 added") {
+  SUBCASE("a profile missing the table format 2 added") {
     const std::string path = t.file("run.amdahl");
     save_profile(sample_profile(), path, false);
     sql(path, "DROP TABLE event_records");
@@ -277,8 +315,8 @@ TEST_CASE("bad input gives one clear ProfileError") {
   SUBCASE("newer format version") {
     const std::string path = t.file("run.amdahl");
     save_profile(sample_profile(), path, false);
-    sql(path, "UPDATE meta SET value = '3' WHERE key = 'format_version'");
-    CHECK(load_error(path) == path + " was written by a newer amdahl (format 3); this one reads formats 1 to 2");
+    sql(path, "UPDATE meta SET value = '4' WHERE key = 'format_version'");
+    CHECK(load_error(path) == path + " was written by a newer amdahl (format 4); this one reads formats 1 to 3");
   }
   SUBCASE("older and unknown format versions") {
     const std::string path = t.file("run.amdahl");
@@ -336,17 +374,87 @@ TEST_CASE("a format-1 profile (the previous release) loads, with no event record
     CHECK(b.records.devices.size() == 1);
     CHECK(b.records.diagnostics.size() == 1);
   }
-  // Saved again, it is a format-2 profile (with an empty event_records table).
+  // Saved again, it is a format-3 profile (with an empty event_records table).
   const std::string again = t.file("again.amdahl");
   save_profile(load_profile(path), again, false);
   const Profile c = load_profile(again);
-  CHECK(c.meta.at("format_version") == "2");
+  CHECK(c.meta.at("format_version") == "3");
   CHECK(c.meta.at("count.event_records") == "0");
   CHECK(c.records.event_records.empty());
   // Format 1 never had the table: one left behind in a format-1 file is not read.
   save_profile(p, t.file("odd.amdahl"), false);
   sql(t.file("odd.amdahl"), "UPDATE meta SET value = '1' WHERE key = 'format_version'");
   CHECK(load_profile(t.file("odd.amdahl")).records.event_records.empty());
+}
+
+TEST_CASE("a format-2 profile (the previous release) loads, with CPU times -1 and CPU counts 0") {
+  TempDir t;
+  const std::string path = t.file("old.amdahl");
+  const Profile p = sample_profile();
+  save_profile(p, path, false);
+  make_format2(path);
+  for (const bool analysis_only : {false, true}) {
+    CAPTURE(analysis_only);
+    LoadOptions o;
+    o.analysis_columns_only = analysis_only;
+    Profile b;
+    REQUIRE_NOTHROW(b = load_profile(path, o));
+    CHECK(b.meta.at("format_version") == "2");
+    CHECK(b.records.strings == p.records.strings);
+    REQUIRE(b.records.ranges.size() == 3);
+    for (const RangeRec& r : b.records.ranges) {
+      CHECK(r.thread_cpu_ns == -1);
+      CHECK(r.process_cpu_ns == -1);
+    }
+    CHECK(b.records.ranges[1].end_ns == 300);
+    REQUIRE(b.records.processes.size() == 1);
+    CHECK(b.records.processes[0].rank == 3);
+    CHECK(b.records.processes[0].cpus_online == 0);
+    CHECK(b.records.processes[0].cpus_allowed == 0);
+    CHECK(b.records.processes[0].omp_threads == 0);
+    CHECK(b.records.event_records.size() == 2);
+    CHECK(b.records.gpu_ops.size() == 3);
+  }
+  // Saved again, it is a format-3 profile whose CPU columns say "unknown" (NULL, 0).
+  const std::string again = t.file("again.amdahl");
+  save_profile(load_profile(path), again, false);
+  const Profile c = load_profile(again);
+  CHECK(c.meta.at("format_version") == "3");
+  REQUIRE(c.records.ranges.size() == 3);
+  CHECK(c.records.ranges[0].thread_cpu_ns == -1);
+  CHECK(c.records.processes[0].cpus_allowed == 0);
+  CHECK(c.records.event_records.size() == 2);
+  // A format-3 file whose CPU columns are missing is not a valid profile.
+  save_profile(p, t.file("cut.amdahl"), false);
+  sql(t.file("cut.amdahl"), "DROP VIEW range_totals; DROP VIEW ranges_named; "
+                            "ALTER TABLE ranges DROP COLUMN process_cpu_ns");
+  CHECK(load_error(t.file("cut.amdahl")).find("is not a valid amdahl profile") != std::string::npos);
+}
+
+TEST_CASE("a profile the format-2 release wrote loads (tests/fuzz seed, untouched since)") {
+  const char* src = std::getenv("AMDAHL_SOURCE_DIR");
+  const fs::path file = fs::path(src ? src : AMDAHL_SOURCE_DIR_FALLBACK) /
+                        "tests/fuzz/corpus/profile_loader/gen_profile_gpu_events.amdahl";
+  REQUIRE(fs::exists(file));
+  for (const bool analysis_only : {false, true}) {
+    CAPTURE(analysis_only);
+    LoadOptions o;
+    o.analysis_columns_only = analysis_only;
+    Profile b;
+    REQUIRE_NOTHROW(b = load_profile(file.string(), o));
+    REQUIRE_MESSAGE(b.meta.at("format_version") == "2", "the seed was rewritten: this test needs a format-2 file");
+    CHECK(b.records.gpu_ops.size() == 164);
+    CHECK(b.records.api_calls.size() == 168);
+    CHECK(b.records.event_records.size() == 4);
+    REQUIRE(b.records.ranges.size() == 28);
+    for (const RangeRec& r : b.records.ranges) {
+      CHECK(r.thread_cpu_ns == -1);
+      CHECK(r.process_cpu_ns == -1);
+    }
+    REQUIRE(b.records.processes.size() == 1);
+    CHECK(b.records.processes[0].pid == 1000);
+    CHECK(b.records.processes[0].cpus_allowed == 0);
+  }
 }
 
 TEST_CASE("a profile the format-1 release wrote loads (tests/fuzz seed, untouched since)") {
@@ -440,11 +548,13 @@ TEST_CASE("big tables load in parallel slices with the same checks") {
   sql(path, "DELETE FROM ranges WHERE id = 1234567");
   CHECK(load_error(path) == path + " is corrupt: table ranges has a gap at id 1234567");
   sql(path, "INSERT INTO ranges SELECT 1234567, pid, tid, end_tid, domain_id, name_id, category, kind, depth, NULL, "
-            "start_ns, end_ns, unclosed, payload_kind, payload_int, payload_double FROM ranges WHERE id = 0");
+            "start_ns, end_ns, unclosed, payload_kind, payload_int, payload_double, thread_cpu_ns, process_cpu_ns "
+            "FROM ranges WHERE id = 0");
   CHECK_NOTHROW(load_profile(path));
   sql(path, "DELETE FROM ranges WHERE id = 1499999");
   CHECK(load_error(path) == path + " is corrupt: table ranges has a gap at id 1499999");
   sql(path, "INSERT INTO ranges SELECT 1499999 + 2, pid, tid, end_tid, domain_id, name_id, category, kind, depth, "
-            "NULL, start_ns, end_ns, unclosed, payload_kind, payload_int, payload_double FROM ranges WHERE id = 0");
+            "NULL, start_ns, end_ns, unclosed, payload_kind, payload_int, payload_double, thread_cpu_ns, process_cpu_ns "
+            "FROM ranges WHERE id = 0");
   CHECK(load_error(path).find("is corrupt: table ranges has a gap at id 1499999") != std::string::npos);
 }

@@ -11,9 +11,12 @@
 namespace amdahl::format {
 
 inline constexpr char kPartMagic[8] = {'A', 'M', 'D', 'P', 'A', 'R', 'T', '1'};
-// 2: the event_records section (tag 12). A reader reads every version up to its own (a part of
-// version 1 has no event records); a newer part is refused.
-inline constexpr std::uint32_t kPartVersion = 2;
+// 2: the event_records section (tag 12). 3: per-range CPU times (RangeRec thread_cpu_ns,
+// process_cpu_ns) and the process's CPUs (ProcessRec cpus_online, cpus_allowed, omp_threads) at
+// the end of those records. A reader reads every version up to its own (a part of version 1 has
+// no event records; one before 3 reads with CPU times -1 and CPU counts 0); a newer part is
+// refused.
+inline constexpr std::uint32_t kPartVersion = 3;
 
 // Thrown by read_part for a missing, truncated, corrupt or newer-version part.
 class PartError : public std::runtime_error {
@@ -22,7 +25,9 @@ class PartError : public std::runtime_error {
 };
 
 // Serialises `rs` into bytes (exposed for tests and for writers that do their own IO).
-std::string encode_part(const RecordSet& rs);
+// `version` (1 to kPartVersion) writes that older layout, leaving out what it did not have (for
+// tests of reading older parts).
+std::string encode_part(const RecordSet& rs, std::uint32_t version = kPartVersion);
 // Parses bytes made by encode_part. Throws PartError.
 RecordSet decode_part(const std::string& bytes);
 

@@ -12,7 +12,9 @@ namespace amdahl::format {
 
 // The profile format this amdahl writes (meta format_version), and the oldest one it still
 // reads. 1: the first release. 2: the event_records table (a format-1 profile loads with none).
-inline constexpr int kProfileFormatVersion = 2;
+// 3: per-range CPU times (ranges.thread_cpu_ns, process_cpu_ns) and the processes' CPU counts
+// (processes.cpus_online, cpus_allowed, omp_threads); older profiles load with -1 and 0.
+inline constexpr int kProfileFormatVersion = 3;
 inline constexpr int kOldestProfileFormatVersion = 1;
 
 // Bad input: missing file, not SQLite, truncated/corrupt, wrong or newer format version.
@@ -33,7 +35,8 @@ void save_profile(const Profile& profile, const std::string& path, bool overwrit
 
 struct LoadOptions {
   // Read only the columns the analysis uses (amdahl report / whatif): the other fields keep
-  // their defaults (ranges: end_tid = tid, category, kind, depth, parent, unclosed, payload;
+  // their defaults (ranges: end_tid = tid, category, kind, depth, parent, unclosed, payload,
+  // thread_cpu_ns, process_cpu_ns;
   // API calls: api, cbid; GPU ops: context, bytes, src/dst memory kinds, graph id). SQLite's
   // per-column cost is most of the loading time: about a fifth less on a large profile.
   bool analysis_columns_only = false;

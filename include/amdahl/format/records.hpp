@@ -24,6 +24,11 @@ enum class RangeKind : std::uint8_t { PushPop = 0, StartEnd = 1 };
 
 // One NVTX range. For push/pop ranges depth and parent come from the thread's stack at push
 // time; start/end ranges have depth -1 and may end on another thread (end_tid).
+// thread_cpu_ns / process_cpu_ns: CPU time between push and pop, of the opening thread
+// (CLOCK_THREAD_CPUTIME_ID) and of the whole process, all its threads (CLOCK_PROCESS_CPUTIME_ID);
+// process - thread is what the process's other threads ran meanwhile. Recorded for push/pop
+// ranges of domain `amdahl` only (AMDAHL_RANGE_CPU=0: none); -1 when unknown (other domains,
+// start/end ranges, unclosed ranges, profiles and parts written before the fields existed).
 struct RangeRec {
   std::uint32_t pid = 0;
   std::uint64_t tid = 0;       // OS thread id (gettid) that opened the range
@@ -38,6 +43,8 @@ struct RangeRec {
   std::int64_t end_ns = 0;     // for ranges never closed: the process end, and `unclosed` set
   bool unclosed = false;
   Payload payload;
+  std::int64_t thread_cpu_ns = -1;   // CPU time of the opening thread over the range; -1 unknown
+  std::int64_t process_cpu_ns = -1;  // CPU time of all the process's threads over it; -1 unknown
 };
 
 struct MarkRec {
@@ -71,6 +78,10 @@ struct ProcessRec {
   std::int64_t start_ns = 0;  // collector initialisation
   std::int64_t end_ns = 0;    // part written
   std::uint32_t rank = 0;     // data-parallel rank where known (RANK / OMPI_COMM_WORLD_RANK)
+  // The CPUs the process had, read at collector initialisation; 0 = unknown (older profiles).
+  std::uint32_t cpus_online = 0;   // sysconf(_SC_NPROCESSORS_ONLN)
+  std::uint32_t cpus_allowed = 0;  // CPU_COUNT of sched_getaffinity (taskset, cgroup cpusets)
+  std::uint32_t omp_threads = 0;   // OMP_NUM_THREADS (its first number) if set, else 0
 };
 
 enum class ApiKind : std::uint8_t { Runtime = 0, Driver = 1 };
