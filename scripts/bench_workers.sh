@@ -8,7 +8,7 @@
 #     plus a small trace (resnet18, few steps, 2 workers) for tests/data;
 #  4. `whatif --workers N` on the w0 profile, `validate w0 wN`, the reports; then the table
 #     (scripts/workers_table.py) of predicted vs measured.
-# Env: WB_IMAGES (3840), WB_BATCH (64), WB_STEPS (60), WB_LAST (25), WB_ROUNDS (2),
+# Env: WB_FLUSH_TEST (0), WB_IMAGES (3840), WB_BATCH (64), WB_STEPS (60), WB_LAST (25), WB_ROUNDS (2),
 #      WB_WORKERS ("0 2 4 8"), WB_DATA (/tmp/amdahl-imagefolder-wb).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -49,6 +49,13 @@ for w in "${workers[@]}"; do
   "$amdahl" report "$res/wb-w$w.amdahl" --format json -o "$res/report-w$w.json" --force 2>/dev/null
 done
 cat "$res/report-w0.txt" "$res/report-w4.txt"
+# WB_FLUSH_TEST=1: the w0 run profiled again without the collector's background flusher
+# (AMDAHL_FLUSH_MS=0), to see whether the flusher slows the inline loading.
+if [ "${WB_FLUSH_TEST:-0}" = 1 ]; then
+  AMDAHL_FLUSH_MS=0 "$amdahl" profile --torch --force -o "$res/wb-w0-noflush.amdahl" -- python3 "$script" "${common[@]}" \
+    --workers 0 > "$res/profiled-w0-noflush.txt" 2>/dev/null
+  echo "profiled w0 without the flusher: $(grep -E '^last' "$res/profiled-w0-noflush.txt") ($(el))"
+fi
 # 4. What-ifs and validation from the w0 profile.
 for w in "${workers[@]}"; do
   [ "$w" = 0 ] && continue

@@ -125,6 +125,16 @@ nlohmann::json report_to_json(const Report& r) {
   gpu["busy_by_stage"] = std::move(by_stage);
   gpu["launch_delay"] = stats_json(r.gpu.launch_delay_ns.summary());
   j["gpu"] = std::move(gpu);
+  if (r.cpu.known) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const StageCpu& c : r.cpu.stages)
+      rows.push_back({{"stage", c.stage}, {"driving_process", c.driving_process}, {"ranges", c.ranges},
+                      {"wall_ns", c.wall_ns}, {"thread_cpu_ns", c.thread_cpu_ns}, {"process_cpu_ns", c.process_cpu_ns},
+                      {"on_cpu", c.on_cpu()}, {"cores_busy", c.cores_busy()}});
+    j["cpu"] = {{"cpus_allowed", r.cpu.cpus_allowed}, {"cpus_online", r.cpu.cpus_online},
+                {"main_cores_busy", r.cpu.main_cores_busy >= 0 ? nlohmann::json(r.cpu.main_cores_busy) : nlohmann::json(nullptr)},
+                {"stages", std::move(rows)}};
+  }
 
   j["verdict"] = r.verdict;
   j["notes"] = r.notes;

@@ -76,6 +76,26 @@ std::string report_to_text(const Report& r, bool with_notes) {
                   r.step_ns.mean / 1e6, r.step_ns.median / 1e6, r.step_ns.p95 / 1e6, r.step_ns.stddev / 1e6);
     out += buf;
   }
+  if (r.cpu.known) {
+    out += "\nCPU (clocks read at each stage range's push and pop):";
+    if (r.cpu.cpus_allowed > 0) {
+      std::snprintf(buf, sizeof buf, " %u CPUs allowed of %u online", r.cpu.cpus_allowed, r.cpu.cpus_online);
+      out += buf;
+    }
+    if (r.cpu.main_cores_busy >= 0) {
+      std::snprintf(buf, sizeof buf, "; the driving process keeps %.2f cores busy outside loading", r.cpu.main_cores_busy);
+      out += buf;
+    }
+    out += "\n";
+    for (const StageCpu& c : r.cpu.stages) {
+      std::snprintf(buf, sizeof buf, "  %-16s %-16s on-CPU %3.0f%% of its wall time, process %.2f cores busy (%zu ranges)\n",
+                    c.stage.c_str(), c.driving_process ? "(driving proc.)" : "(other procs.)", 100.0 * c.on_cpu(),
+                    c.cores_busy(), c.ranges);
+      out += buf;
+    }
+    out += "  (on-CPU below 100%: the thread waited for the GIL, IO or a free core; cores busy above 1: other threads "
+           "of the process, e.g. intra-op pools, ran meanwhile)\n";
+  }
   if (r.gpu.present) {
     std::snprintf(buf, sizeof buf, "\nGPU: %zu ops in the window (%zu by launching stage, %zu by kind); busy %.1f ms, idle %.1f ms\n",
                   r.gpu.ops_in_window, r.gpu.by_correlation, r.gpu.by_fallback,

@@ -57,7 +57,11 @@ PipelineEdges pipeline_edges(const Timeline& tl, std::size_t drv, const std::vec
   // Drain: steps that start after the last produce.
   const std::int64_t last_produce = produced.back();
   std::size_t drain = 0;
-  while (drain < n / 4 && steps[n - 1 - drain].start_ns > last_produce) ++drain;
+  auto consumes_in = [&](std::size_t i) {
+    const std::int64_t a = steps[i].start_ns, b = i + 1 < n ? steps[i + 1].start_ns : steps[i].end_ns;
+    return consumed_by(b - 1) > consumed_by(a - 1);
+  };
+  while (drain < n / 4 && steps[n - 1 - drain].start_ns > last_produce && consumes_in(n - 1 - drain)) ++drain;
   e.drain = drain;
   return e;
 }

@@ -53,6 +53,13 @@ std::string workers_text(const Report& report, const WhatIf& w, const char* boun
                 s.workers, times(w.simulated_speedup).c_str(), times(w.simulated_interval.low).c_str(),
                 times(w.simulated_interval.high).c_str(), bound);
   out += buf;
+  if (s.from_lanes == 0 && std::isfinite(s.speedup_low) && std::isfinite(s.speedup_high)) {
+    std::snprintf(buf, sizeof buf,
+                  "  range: %s .. %s for a worker's per-batch cost of %.2fx .. %.2fx the inline time (%s; see the notes)\n",
+                  times(s.speedup_low).c_str(), times(s.speedup_high).c_str(), s.cost_high, s.cost_low,
+                  s.intra_op_measured ? "from the profile's CPU times" : "the high end assumed: the profile has no CPU times");
+    out += buf;
+  }
   std::snprintf(buf, sizeof buf, "window: %.1f ms -> %.1f ms (simulated)\n", wall / 1e6, w.simulated_wall_ns / 1e6);
   out += buf;
   if (!w.bottleneck_line.empty()) out += w.bottleneck_line + "\n";
@@ -85,6 +92,14 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
                         {"moved_ns_in_window", num(std::round(s.moved_ns_in_window))},
                         {"loading_ns_in_window", num(std::round(s.loading_ns_in_window))},
                         {"classic", "no figure: classic Amdahl cannot express moving work onto new threads"}};
+    if (s.from_lanes == 0) {
+      j["workers_range"] = {num(s.speedup_low), num(s.speedup_high)};
+      j["worker_cost"] = {{"low", s.cost_low}, {"high", s.cost_high}, {"point", s.cost_point},
+                          {"contention", s.contention}, {"intra_op", s.intra_op},
+                          {"intra_op_measured", s.intra_op_measured}, {"cores_known", s.cores_known},
+                          {"cpus_allowed", s.cpus_allowed},
+                          {"main_cores_busy", s.main_cores_busy >= 0 ? nlohmann::json(s.main_cores_busy) : nlohmann::json(nullptr)}};
+    }
   }
   j["projected_wall_ns"] = num(w.projected_wall_ns);
   j["simulated_wall_ns"] = num(w.simulated_wall_ns);

@@ -22,6 +22,9 @@ struct LoaderWorkers {
   std::size_t prefetch = 2;  // batches in flight per worker (PyTorch's prefetch_factor)
   // The loading stages; a stage the profile does not have is ignored (none present: error).
   std::vector<std::string> stages = {"disk_io", "cpu_preprocess"};
+  // Inline loading only: each moved batch's work takes this many times its recorded time on a
+  // worker (a worker's per-batch cost relative to the driving thread's; 1 = as fast).
+  double cost_factor = 1.0;
 };
 
 // WorkersSummary (what the transform did) is in whatif.hpp: WhatIf carries it.

@@ -39,7 +39,7 @@ std::size_t auto_warmup(const std::vector<std::int64_t>& durations);
 // leaves no produced item unconsumed) within the first half of the steps, the steps before
 // that one drew on batches prefetched before the first step and are excluded; a run that never
 // catches up (the loaders keep ahead: not input bound) loses none. Drain: steps that start
-// after the loaders' last produce (the loaders ran out: the remaining steps empty the queue),
+// after the loaders' last produce and consume an item (the loaders ran out: the remaining steps empty the queue),
 // at most a quarter of the steps. Both 0 without loader marks.
 struct PipelineEdges {
   std::size_t fill = 0;

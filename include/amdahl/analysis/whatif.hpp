@@ -5,6 +5,7 @@
 // needs under both models; and which projections are bounds rather than estimates.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,6 +83,17 @@ struct WorkersSummary {
   std::size_t steps = 0;                // analysed steps (spans)
   double moved_ns_in_window = 0;        // recorded driving-lane time moved (loading + gaps in it)
   double loading_ns_in_window = 0;      // of it, work of the loading stages
+  // Inline loading moved to workers: what a worker pays per batch relative to the driving
+  // thread (cost_low .. cost_high, cpu_use.hpp worker_cost_range; the point uses their
+  // geometric mean) and the speedups those give (speedup_low from cost_high). NaN when the
+  // loading already ran on loader threads (their measured per-item costs are used).
+  double cost_low = 1, cost_high = 1, cost_point = 1;
+  double contention = 1, intra_op = 1;
+  bool intra_op_measured = false, cores_known = false;
+  double main_cores_busy = -1;
+  std::uint32_t cpus_allowed = 0;
+  double speedup_low = std::numeric_limits<double>::quiet_NaN();
+  double speedup_high = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct WhatIf {

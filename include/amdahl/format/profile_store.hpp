@@ -35,8 +35,8 @@ void save_profile(const Profile& profile, const std::string& path, bool overwrit
 
 struct LoadOptions {
   // Read only the columns the analysis uses (amdahl report / whatif): the other fields keep
-  // their defaults (ranges: end_tid = tid, category, kind, depth, parent, unclosed, payload,
-  // thread_cpu_ns, process_cpu_ns;
+  // their defaults (ranges: end_tid = tid, category, kind, depth, parent, unclosed, payload
+  // (thread_cpu_ns and process_cpu_ns are read);
   // API calls: api, cbid; GPU ops: context, bytes, src/dst memory kinds, graph id). SQLite's
   // per-column cost is most of the loading time: about a fifth less on a large profile.
   bool analysis_columns_only = false;

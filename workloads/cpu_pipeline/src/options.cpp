@@ -45,12 +45,14 @@ std::string usage_text() {
   return "usage: cpu_pipeline [--steps N] [--warmup-steps N] [--batch-size N] [--io-ms X]\n"
          "                    [--preprocess-ms X] [--h2d-ms X] [--compute-ms X]\n"
          "                    [--loader-threads N] [--queue-depth N] [--cost sleep|work]\n"
-         "                    [--data-dir DIR]\n"
+         "                    [--first-step-ms X] [--data-dir DIR]\n"
          "A training-like pipeline instrumented with NVTX (domain amdahl): per batch, disk_io\n"
          "and cpu_preprocess (inline with --loader-threads 0, else on N loader threads feeding\n"
          "a queue of --queue-depth batches), then h2d and gpu_compute on the driving thread.\n"
          "Costs are per batch in ms. --cost sleep: each stage is a blocking wait of exactly its\n"
          "cost; --cost work: real reads, transforms, copies and arithmetic calibrated to it.\n"
+         "--first-step-ms X: the first step's gpu_compute takes X ms more (a start-up such as\n"
+         "cuDNN autotuning, while loader threads fill the queue).\n"
          "Defaults: --steps 50 --warmup-steps 2 --batch-size 32 --io-ms 5 --preprocess-ms 10\n"
          "          --h2d-ms 3 --compute-ms 12 --loader-threads 0 --queue-depth 4 --cost sleep\n";
 }
@@ -98,6 +100,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.h2d_ms = parse_ms(flag, need_value());
     } else if (flag == "--compute-ms") {
       o.compute_ms = parse_ms(flag, need_value());
+    } else if (flag == "--first-step-ms") {
+      o.first_step_ms = parse_ms(flag, need_value());
     } else if (flag == "--loader-threads") {
       o.loader_threads = parse_count(flag, need_value(), 0, 256);
     } else if (flag == "--queue-depth") {

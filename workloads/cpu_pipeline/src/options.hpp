@@ -18,6 +18,7 @@ struct Options {
   double preprocess_ms = 10.0;
   double h2d_ms = 3.0;
   double compute_ms = 12.0;
+  double first_step_ms = 0.0;  // extra gpu_compute time in the first step (start-up: autotuning)
   std::int64_t loader_threads = 0;
   std::int64_t queue_depth = 4;
   CostMode cost = CostMode::sleep;

@@ -108,7 +108,7 @@ RunResult run_pipeline(const Options& o, const StageWork& work) {
     {
       Range r(Stage::gpu_compute);
       result.checksum += work.compute(device);
-      pacer.spend_ms(o.compute_ms);
+      pacer.spend_ms(o.compute_ms + (step == 0 ? o.first_step_ms : 0.0));
     }
   }
   const std::int64_t end = monotonic_ns();

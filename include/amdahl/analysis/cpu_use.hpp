@@ -1,0 +1,58 @@
+// CPU use of the host stages, from the CPU clocks the collector reads at push and pop of
+// `amdahl` ranges (format::RangeRec thread_cpu_ns / process_cpu_ns) and the CPUs a process may
+// use (ProcessRec cpus_allowed). What it tells: how much of a stage's wall time its thread was
+// on a CPU (the rest: waiting for the GIL, IO or a free core), how many cores its process kept
+// busy meanwhile (intra-op thread pools), and how many cores the driving process uses while it
+// is not loading. `whatif --workers` uses it to bound what a worker process pays per batch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "amdahl/analysis/timeline.hpp"
+
+namespace amdahl::analysis {
+
+struct StageCpu {
+  std::string stage;
+  bool driving_process = false;  // in the driving thread's process (else: worker processes)
+  std::size_t ranges = 0;        // outermost ranges of the stage with CPU times, in the window
+  double wall_ns = 0, thread_cpu_ns = 0, process_cpu_ns = 0;
+  double on_cpu() const { return wall_ns > 0 ? thread_cpu_ns / wall_ns : 0; }           // thread CPU / wall
+  double cores_busy() const { return wall_ns > 0 ? process_cpu_ns / wall_ns : 0; }      // process CPU / wall
+};
+
+struct CpuUse {
+  bool known = false;              // some range in the window has CPU times
+  std::uint32_t cpus_allowed = 0;  // of the driving process (0: unknown)
+  std::uint32_t cpus_online = 0;
+  std::vector<StageCpu> stages;    // per (stage, driving process or not), in stage order
+  // The driving thread's loading (stages in `loading`), outermost ranges in the window.
+  StageCpu loading;
+  // Cores the driving process keeps busy in its steps outside loading (training, launching):
+  // (process CPU of the steps - of the loading) / (wall of the steps - of the loading); < 0 unknown.
+  double main_cores_busy = -1;
+};
+
+// `loading`: the loading stages' names (disk_io, cpu_preprocess); `window`: the analysis window.
+CpuUse measure_cpu_use(const Timeline& timeline, std::size_t driving_lane, Interval window,
+                       const std::vector<std::string>& loading = {"disk_io", "cpu_preprocess"});
+
+// What a loader worker pays per batch relative to the driving thread's inline loading, as a
+// range (docs/analysis.md, "Structural what-if"): low = contention alone (the cores the workers
+// keep busy (each as many as the inline loading's process, at most 1; 1 when unknown) plus those
+// the training process keeps busy, over the cores allowed); high = low x the CPU the
+// inline loading used on all threads plus its off-CPU time, over its wall time (a worker has
+// one intra-op thread: what other threads did inline, it does itself). Without CPU times the
+// high end is `assumed_high` and `measured` is false.
+struct WorkerCostRange {
+  double low = 1, high = 1;
+  double contention = 1;     // max(1, (workers x per-worker cores + main cores busy) / cpus allowed)
+  double intra_op = 1;       // (process CPU + wall - thread CPU) / wall of the inline loading
+  bool measured = false;     // intra_op from CPU times (else assumed)
+  bool cores_known = false;  // contention from a known core count
+};
+WorkerCostRange worker_cost_range(const CpuUse& cpu, std::size_t workers, double assumed_high = 1.3);
+
+}  // namespace amdahl::analysis
