@@ -76,6 +76,8 @@ CpuUse measure_cpu_use(const Timeline& tl, std::size_t drv, Interval window, con
   for (const auto& name : tl.stage_names)
     for (bool d : {true, false})
       if (auto it = rows.find({name, d}); it != rows.end()) out.stages.push_back(it->second);
+  out.steps_wall_ns = steps.wall_ns;
+  out.steps_thread_cpu_ns = steps.thread_cpu_ns;
   if (steps.wall_ns > out.loading.wall_ns + 1e6) {
     out.main_cores_busy = std::max(0.0, (steps.process_cpu_ns - out.loading.process_cpu_ns) /
                                             (steps.wall_ns - out.loading.wall_ns));
@@ -83,25 +85,18 @@ CpuUse measure_cpu_use(const Timeline& tl, std::size_t drv, Interval window, con
   return out;
 }
 
-WorkerCostRange worker_cost_range(const CpuUse& cpu, std::size_t workers, double assumed_high) {
+WorkerCostRange worker_cost_range(const CpuUse& cpu, std::size_t /*workers*/, double assumed_high) {
   WorkerCostRange w;
-  const double main = cpu.main_cores_busy >= 0 ? cpu.main_cores_busy : 1.0;
   const StageCpu& l = cpu.loading;
-  // A worker keeps busy the cores the inline loading kept busy (1 when unknown); a loader that
-  // sleeps in IO needs none.
-  const double per_worker = l.ranges > 0 && l.wall_ns > 0 ? std::min(1.0, l.cores_busy()) : 1.0;
-  if (cpu.cpus_allowed > 0) {
-    w.cores_known = true;
-    w.contention = std::max(1.0, (static_cast<double>(workers) * per_worker + main) / static_cast<double>(cpu.cpus_allowed));
-  }
   if (l.ranges > 0 && l.wall_ns > 0) {
     w.measured = true;
     w.intra_op = std::max(1.0, (l.process_cpu_ns + l.wall_ns - l.thread_cpu_ns) / l.wall_ns);
   } else {
     w.intra_op = std::max(1.0, assumed_high);
   }
-  w.low = w.contention;
-  w.high = w.contention * w.intra_op;
+  w.high = w.intra_op;
+  if (cpu.cpus_allowed > 0 && cpu.steps_thread_cpu_ns > 0)
+    w.cpu_bound_speedup = static_cast<double>(cpu.cpus_allowed) * cpu.steps_wall_ns / cpu.steps_thread_cpu_ns;
   return w;
 }
 

@@ -468,14 +468,22 @@ WhatIf compute_whatif_with_workers(const Report& report, const std::vector<Speed
     rg.summary.cost_low = cost.low;
     rg.summary.cost_high = cost.high;
     rg.summary.cost_point = point;
-    rg.summary.contention = cost.contention;
     rg.summary.intra_op = cost.intra_op;
     rg.summary.intra_op_measured = cost.measured;
-    rg.summary.cores_known = cost.cores_known;
+    rg.summary.cpu_bound_speedup = cost.cpu_bound_speedup;
     rg.summary.main_cores_busy = report.cpu.main_cores_busy;
     rg.summary.cpus_allowed = report.cpu.cpus_allowed;
-    rg.summary.speedup_high = cost.low == point ? w.simulated_speedup : run(cost.low).first.simulated_speedup;
-    rg.summary.speedup_low = cost.high == point ? w.simulated_speedup : run(cost.high).first.simulated_speedup;
+    const double cap = cost.cpu_bound_speedup;
+    rg.summary.speedup_high = std::min(cap, cost.low == point ? w.simulated_speedup : run(cost.low).first.simulated_speedup);
+    rg.summary.speedup_low = std::min(cap, cost.high == point ? w.simulated_speedup : run(cost.high).first.simulated_speedup);
+    if (w.simulated_speedup > cap) {
+      // The cores bound the run: the window scales to it.
+      const double scale = w.simulated_speedup / cap;
+      w.simulated_speedup = cap;
+      w.simulated_wall_ns *= scale;
+      w.simulated_interval.low = std::min(w.simulated_interval.low, cap);
+      w.simulated_interval.high = std::min(w.simulated_interval.high, cap);
+    }
   } else {
     // The loading already ran on loader threads: redistributed with its measured per-item costs.
     w = run(1.0).first;
@@ -524,17 +532,23 @@ WhatIf compute_whatif_with_workers(const Report& report, const std::vector<Speed
   if (s.from_lanes == 0) {
     std::snprintf(buf, sizeof buf,
                   "--workers %zu: a worker builds a batch in %.2fx .. %.2fx the driving thread's inline time (point: "
-                  "%.2fx): CPU contention %.2fx (%zu workers, each using the cores the inline loading used, + %.2f cores the training process keeps busy, over %s) "
-                  "times, at the high end, %.2fx for the work other threads did during the inline loading%s, which a "
-                  "worker's one intra-op thread does itself",
-                  s.workers, s.cost_low, s.cost_high, s.cost_point, s.contention, s.workers,
-                  s.main_cores_busy >= 0 ? s.main_cores_busy : 1.0,
-                  s.cores_known ? (std::to_string(s.cpus_allowed) + " CPUs allowed").c_str() : "an unknown CPU count: none assumed",
-                  s.intra_op,
-                  s.intra_op_measured ? " (measured: process CPU over the loading ranges)"
-                                      : " (assumed: the profile has no CPU times; workers measured up to 1.3x slower per "
-                                        "batch than inline loading, docs/validation.md)");
+                  "%.2fx): the high end is the CPU other threads spent during the inline loading, which a worker's one "
+                  "intra-op thread does itself%s",
+                  s.workers, s.cost_low, s.cost_high, s.cost_point,
+                  s.intra_op_measured ? " (measured: process CPU over the loading ranges; pool threads that spin make "
+                                        "it an upper end)"
+                                      : " (assumed: the profile has no CPU times; workers measured up to 1.3x slower "
+                                        "per batch than inline loading, docs/validation.md)");
     w.notes.push_back(buf);
+    if (std::isfinite(s.cpu_bound_speedup)) {
+      std::snprintf(buf, sizeof buf,
+                    "--workers %zu: the cores bound the speedup to %.2fx (%u CPUs allowed; the driving thread was on a "
+                    "CPU %.0f%% of its steps: the same work spread over more threads cannot finish faster)%s",
+                    s.workers, s.cpu_bound_speedup, s.cpus_allowed,
+                    100.0 * static_cast<double>(s.cpus_allowed) / s.cpu_bound_speedup,
+                    w.simulated_speedup >= s.cpu_bound_speedup ? "; this bound holds the figure above" : "");
+      w.notes.push_back(buf);
+    }
   }
   w.notes.push_back(
       "--workers assumes: workers build whole batches; the inter-process cost (pickling, shared memory) is not "

@@ -95,9 +95,8 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
     if (s.from_lanes == 0) {
       j["workers_range"] = {num(s.speedup_low), num(s.speedup_high)};
       j["worker_cost"] = {{"low", s.cost_low}, {"high", s.cost_high}, {"point", s.cost_point},
-                          {"contention", s.contention}, {"intra_op", s.intra_op},
-                          {"intra_op_measured", s.intra_op_measured}, {"cores_known", s.cores_known},
-                          {"cpus_allowed", s.cpus_allowed},
+                          {"intra_op", s.intra_op}, {"intra_op_measured", s.intra_op_measured},
+                          {"cpu_bound_speedup", num(s.cpu_bound_speedup)}, {"cpus_allowed", s.cpus_allowed},
                           {"main_cores_busy", s.main_cores_busy >= 0 ? nlohmann::json(s.main_cores_busy) : nlohmann::json(nullptr)}};
     }
   }

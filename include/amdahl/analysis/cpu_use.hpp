@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct CpuUse {
   // Cores the driving process keeps busy in its steps outside loading (training, launching):
   // (process CPU of the steps - of the loading) / (wall of the steps - of the loading); < 0 unknown.
   double main_cores_busy = -1;
+  // The driving thread's step ranges in the window: wall and thread CPU (its own work, no
+  // other thread's spinning): what bounds a run that spreads the same work over more threads.
+  double steps_wall_ns = 0, steps_thread_cpu_ns = 0;
 };
 
 // `loading`: the loading stages' names (disk_io, cpu_preprocess); `window`: the analysis window.
@@ -40,18 +44,18 @@ CpuUse measure_cpu_use(const Timeline& timeline, std::size_t driving_lane, Inter
                        const std::vector<std::string>& loading = {"disk_io", "cpu_preprocess"});
 
 // What a loader worker pays per batch relative to the driving thread's inline loading, as a
-// range (docs/analysis.md, "Structural what-if"): low = contention alone (the cores the workers
-// keep busy (each as many as the inline loading's process, at most 1; 1 when unknown) plus those
-// the training process keeps busy, over the cores allowed); high = low x the CPU the
-// inline loading used on all threads plus its off-CPU time, over its wall time (a worker has
-// one intra-op thread: what other threads did inline, it does itself). Without CPU times the
-// high end is `assumed_high` and `measured` is false.
+// range (docs/analysis.md, "Structural what-if"): low = 1 (as fast as inline); high = the CPU
+// the inline loading used on all threads plus its off-CPU time, over its wall time (a worker has
+// one intra-op thread: what other threads did inline, it does itself; spinning pool threads
+// make this an upper end). Without CPU times the high end is `assumed_high` and `measured` is
+// false. cpu_bound_speedup: the CPUs allowed times the steps' wall over the driving thread's CPU
+// in them (the same work spread over more threads cannot finish faster than the cores allow);
+// infinite when unknown.
 struct WorkerCostRange {
   double low = 1, high = 1;
-  double contention = 1;     // max(1, (workers x per-worker cores + main cores busy) / cpus allowed)
   double intra_op = 1;       // (process CPU + wall - thread CPU) / wall of the inline loading
   bool measured = false;     // intra_op from CPU times (else assumed)
-  bool cores_known = false;  // contention from a known core count
+  double cpu_bound_speedup = std::numeric_limits<double>::infinity();
 };
 WorkerCostRange worker_cost_range(const CpuUse& cpu, std::size_t workers, double assumed_high = 1.3);
 

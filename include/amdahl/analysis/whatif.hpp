@@ -88,8 +88,9 @@ struct WorkersSummary {
   // geometric mean) and the speedups those give (speedup_low from cost_high). NaN when the
   // loading already ran on loader threads (their measured per-item costs are used).
   double cost_low = 1, cost_high = 1, cost_point = 1;
-  double contention = 1, intra_op = 1;
-  bool intra_op_measured = false, cores_known = false;
+  double intra_op = 1;
+  double cpu_bound_speedup = std::numeric_limits<double>::infinity();  // cpu_use.hpp
+  bool intra_op_measured = false;
   double main_cores_busy = -1;
   std::uint32_t cpus_allowed = 0;
   double speedup_low = std::numeric_limits<double>::quiet_NaN();
