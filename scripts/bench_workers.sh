@@ -49,13 +49,6 @@ for w in "${workers[@]}"; do
   "$amdahl" report "$res/wb-w$w.amdahl" --format json -o "$res/report-w$w.json" --force 2>/dev/null
 done
 cat "$res/report-w0.txt" "$res/report-w4.txt"
-# WB_FLUSH_TEST=1: the w0 run profiled again without the collector's background flusher
-# (AMDAHL_FLUSH_MS=0), to see whether the flusher slows the inline loading.
-if [ "${WB_FLUSH_TEST:-0}" = 1 ]; then
-  AMDAHL_FLUSH_MS=0 "$amdahl" profile --torch --force -o "$res/wb-w0-noflush.amdahl" -- python3 "$script" "${common[@]}" \
-    --workers 0 > "$res/profiled-w0-noflush.txt" 2>/dev/null
-  echo "profiled w0 without the flusher: $(grep -E '^last' "$res/profiled-w0-noflush.txt") ($(el))"
-fi
 # 4. What-ifs and validation from the w0 profile.
 for w in "${workers[@]}"; do
   [ "$w" = 0 ] && continue
@@ -73,9 +66,16 @@ echo "kineto w4: exit $? $(grep -E '^last' "$res/kineto-w4.txt") $(du -h "$res/k
 "$amdahl" report "$res/kineto-w4.amdahl" > "$res/kineto-report-w4.txt" 2>&1
 "$amdahl" report "$res/kineto-w4.amdahl" --format json -o "$res/kineto-report-w4.json" --force 2>/dev/null
 cat "$res/import-w4.log" "$res/kineto-report-w4.txt"
-python3 "$root/scripts/kineto_wrap.py" "$res/kineto-small-w2.json.gz" "$script" "$data" --batch-size 16 --steps 8 \
+[ "${WB_SMALL_KINETO:-1}" = 1 ] && python3 "$root/scripts/kineto_wrap.py" "$res/kineto-small-w2.json.gz" "$script" "$data" --batch-size 16 --steps 8 \
   --workers 2 --arch resnet18 --amp --channels-last > "$res/kineto-small.txt" 2>&1
-echo "kineto small: exit $? $(du -h "$res/kineto-small-w2.json.gz" | cut -f1)"
+echo "kineto small: exit $? $(du -h "$res/kineto-small-w2.json.gz" 2>/dev/null | cut -f1)"
+# WB_FLUSH_TEST=1: the w0 run profiled again without the collector's background flusher
+# (AMDAHL_FLUSH_MS=0), to see whether the flusher slows the inline loading.
+if [ "${WB_FLUSH_TEST:-0}" = 1 ]; then
+  AMDAHL_FLUSH_MS=0 "$amdahl" profile --torch --force -o "$res/wb-w0-noflush.amdahl" -- python3 "$script" "${common[@]}" \
+    --workers 0 > "$res/profiled-w0-noflush.txt" 2>/dev/null
+  echo "profiled w0 without the flusher: $(grep -E '^last' "$res/profiled-w0-noflush.txt") ($(el))"
+fi
 python3 "$root/scripts/workers_table.py" "$res" "${workers[@]}" | tee "$res/workers-table.md"
 # Keep the transfer small: the large trace is dropped when over 12 MB (its import stays).
 [ "$(stat -c %s "$res/kineto-w4.json.gz" 2>/dev/null || echo 0)" -gt 12000000 ] && rm -f "$res/kineto-w4.json.gz"

@@ -470,6 +470,7 @@ WhatIf compute_whatif_with_workers(const Report& report, const std::vector<Speed
     rg.summary.cost_point = point;
     rg.summary.intra_op = cost.intra_op;
     rg.summary.intra_op_measured = cost.measured;
+    rg.summary.intra_op_spinning = cost.spinning;
     rg.summary.cpu_bound_speedup = cost.cpu_bound_speedup;
     rg.summary.main_cores_busy = report.cpu.main_cores_busy;
     rg.summary.cpus_allowed = report.cpu.cpus_allowed;
@@ -537,8 +538,12 @@ WhatIf compute_whatif_with_workers(const Report& report, const std::vector<Speed
                   s.workers, s.cost_low, s.cost_high, s.cost_point,
                   s.intra_op_measured ? " (measured: process CPU over the loading ranges; pool threads that spin make "
                                         "it an upper end)"
-                                      : " (assumed: the profile has no CPU times; workers measured up to 1.3x slower "
-                                        "per batch than inline loading, docs/validation.md)");
+                  : s.intra_op_spinning ? " (assumed: the process kept more than 2 cores busy while loading inline, a "
+                                          "spinning thread pool whose clocks cannot tell work from waiting; workers "
+                                          "measured 0.9x to 1.36x the inline time per batch on the H200, "
+                                          "docs/validation.md)"
+                                        : " (assumed: the profile has no CPU times; workers measured 0.9x to 1.36x the "
+                                          "inline time per batch on the H200, docs/validation.md)");
     w.notes.push_back(buf);
     if (std::isfinite(s.cpu_bound_speedup)) {
       std::snprintf(buf, sizeof buf,

@@ -57,7 +57,9 @@ std::string workers_text(const Report& report, const WhatIf& w, const char* boun
     std::snprintf(buf, sizeof buf,
                   "  range: %s .. %s for a worker's per-batch cost of %.2fx .. %.2fx the inline time (%s; see the notes)\n",
                   times(s.speedup_low).c_str(), times(s.speedup_high).c_str(), s.cost_high, s.cost_low,
-                  s.intra_op_measured ? "from the profile's CPU times" : "the high end assumed: the profile has no CPU times");
+                  s.intra_op_measured ? "from the profile's CPU times"
+                  : s.intra_op_spinning ? "the high end assumed: a spinning thread pool hides the CPU work"
+                                        : "the high end assumed: the profile has no CPU times");
     out += buf;
   }
   std::snprintf(buf, sizeof buf, "window: %.1f ms -> %.1f ms (simulated)\n", wall / 1e6, w.simulated_wall_ns / 1e6);
@@ -96,6 +98,7 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
       j["workers_range"] = {num(s.speedup_low), num(s.speedup_high)};
       j["worker_cost"] = {{"low", s.cost_low}, {"high", s.cost_high}, {"point", s.cost_point},
                           {"intra_op", s.intra_op}, {"intra_op_measured", s.intra_op_measured},
+                          {"intra_op_spinning", s.intra_op_spinning},
                           {"cpu_bound_speedup", num(s.cpu_bound_speedup)}, {"cpus_allowed", s.cpus_allowed},
                           {"main_cores_busy", s.main_cores_busy >= 0 ? nlohmann::json(s.main_cores_busy) : nlohmann::json(nullptr)}};
     }

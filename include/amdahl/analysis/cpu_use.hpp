@@ -47,14 +47,17 @@ CpuUse measure_cpu_use(const Timeline& timeline, std::size_t driving_lane, Inter
 // range (docs/analysis.md, "Structural what-if"): low = 1 (as fast as inline); high = the CPU
 // the inline loading used on all threads plus its off-CPU time, over its wall time (a worker has
 // one intra-op thread: what other threads did inline, it does itself; spinning pool threads
-// make this an upper end). Without CPU times the high end is `assumed_high` and `measured` is
-// false. cpu_bound_speedup: the CPUs allowed times the steps' wall over the driving thread's CPU
+// make this an upper end). Without CPU times, or when the inline loading kept more than 2 cores
+// busy (a spinning pool: its clocks say nothing of its work), the high end is `assumed_high` and
+// `measured` is false. cpu_bound_speedup: the CPUs allowed times the steps' wall over the driving thread's CPU
 // in them (the same work spread over more threads cannot finish faster than the cores allow);
 // infinite when unknown.
 struct WorkerCostRange {
   double low = 1, high = 1;
   double intra_op = 1;       // (process CPU + wall - thread CPU) / wall of the inline loading
   bool measured = false;     // intra_op from CPU times (else assumed)
+  bool spinning = false;     // CPU times there, but the loading kept > 2 cores busy: a spinning
+                             // pool hides its useful work, so intra_op is assumed
   double cpu_bound_speedup = std::numeric_limits<double>::infinity();
 };
 WorkerCostRange worker_cost_range(const CpuUse& cpu, std::size_t workers, double assumed_high = 1.3);

@@ -90,7 +90,7 @@ struct WorkersSummary {
   double cost_low = 1, cost_high = 1, cost_point = 1;
   double intra_op = 1;
   double cpu_bound_speedup = std::numeric_limits<double>::infinity();  // cpu_use.hpp
-  bool intra_op_measured = false;
+  bool intra_op_measured = false, intra_op_spinning = false;
   double main_cores_busy = -1;
   std::uint32_t cpus_allowed = 0;
   double speedup_low = std::numeric_limits<double>::quiet_NaN();
