@@ -42,6 +42,9 @@ struct Core {
   std::unordered_map<std::uint64_t, format::StrId> thread_names;
   std::mutex hooks_mu;
   std::vector<PartHook> hooks;
+  // A forked child keeps its parent's hooks (CUPTI's), but no CUDA work of its own can run in
+  // it: a quick exit there loses nothing of theirs (no "quick_exit_without_hooks").
+  bool hooks_inherited = false;
 };
 
 // Never destroyed: callbacks may still arrive from other threads while the process exits.
@@ -187,6 +190,7 @@ void fork_child() noexcept {
   c.ppid = static_cast<std::uint32_t>(::getppid());
   c.start_ns = now_ns();
   c.cpu = read_cpu_info();  // the child may have been given other CPUs since
+  c.hooks_inherited = !c.hooks.empty();
   try {
     c.part_path = make_part_path(c.part_dir, c.pid, c.start_ns);
   } catch (...) {
@@ -684,7 +688,7 @@ std::uint64_t activity_count() noexcept {
 bool have_part_hooks() noexcept {
   try {
     std::lock_guard<std::mutex> lock(core().hooks_mu);
-    return !core().hooks.empty();
+    return !core().hooks.empty() && !core().hooks_inherited;
   } catch (...) {
     return false;
   }
