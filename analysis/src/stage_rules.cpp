@@ -60,7 +60,15 @@ RangeClass parse_target(std::string_view t) {
 }
 
 void add(std::vector<StageRule>& rules, std::string_view pattern, std::string_view target) {
-  rules.push_back({to_lower(pattern), parse_target(target), "default"});
+  rules.push_back({to_lower(pattern), parse_target(target), "default", false});
+}
+
+// A keyword rule on the word form: "read*" (a word starting with "read") -> "*_read*";
+// "data" (the whole word) -> "*_data_*"; "to_device" (words in a row) -> "*_to_device_*".
+void add_words(std::vector<StageRule>& rules, std::string_view keyword, std::string_view target) {
+  std::string p = "*_" + to_lower(keyword);
+  if (p.back() != '*') p += "_*";
+  rules.push_back({p, parse_target(target), "default (word '" + std::string(keyword) + "')", true});
 }
 
 }  // namespace
@@ -153,26 +161,27 @@ std::vector<StageRule> default_stage_rules(const std::string& step_name) {
   add(r, "aten::*", "ignore");
   add(r, "autograd::*", "ignore");
   add(r, "*profilerstep*", "step");
-  // Transfers (device-to-host first: generic copy names mean host-to-device).
-  for (auto p : {"*dtoh*", "*d2h*", "*to_cpu*", "*to_host*"}) add(r, p, "d2h");
-  for (auto p : {"*memcpy*htod*", "*htod*", "*h2d*", "*to_device*", "*to_gpu*", "*.cuda*",
-                 "*pin_memory*", "*memcpy*", "*copy*"})
-    add(r, p, "h2d");
+  // Keywords match whole words of the name (word_form), not bare substrings: "thread" is not a
+  // read, "upload_metrics" not a load, and a bare "copy" (an EMA weight copy) no transfer.
+  // Transfers (device-to-host first).
+  for (auto p : {"dtoh*", "d2h*", "to_cpu", "to_host", "memcpy_dtoh*", "memcpy_d2h*"}) add_words(r, p, "d2h");
+  add(r, "*memcpy*htod*", "h2d");
+  add(r, "*.cuda(*", "h2d");
+  for (auto p : {"htod*", "h2d*", "to_device", "to_gpu", "to_cuda", "pin_memory*", "memcpy", "host_to_device"})
+    add_words(r, p, "h2d");
   // Collectives.
-  for (auto p : {"*nccl*", "*allreduce*", "*all_reduce*", "*all_gather*", "*allgather*",
-                 "*reduce_scatter*", "*broadcast*", "*barrier*", "*communicat*"})
-    add(r, p, "communication");
+  for (auto p : {"nccl*", "allreduce*", "all_reduce*", "all_gather*", "allgather*", "reduce_scatter*", "broadcast*",
+                 "barrier*", "communicat*"})
+    add_words(r, p, "communication");
   // Compute.
-  for (auto p : {"*forward*", "*backward*", "*optimizer*", "*loss*", "*train_step*", "*compute*",
-                 "*zero_grad*"})
-    add(r, p, "gpu_compute");
+  for (auto p : {"forward*", "backward*", "optimizer*", "loss*", "train_step*", "compute*", "zero_grad*"})
+    add_words(r, p, "gpu_compute");
   // Input pipeline: transforms first, then reads.
-  for (auto p : {"*collate*", "*transform*", "*augment*", "*preprocess*", "*decode*",
-                 "*tokeniz*", "*normaliz*"})
-    add(r, p, "cpu_preprocess");
-  for (auto p : {"*dataloader*", "*data_loader*", "*read*", "*load*", "*fetch*", "*data*",
-                 "*disk*", "io", "io_*", "*_io", "*_io_*", "*file*"})
-    add(r, p, "disk_io");
+  for (auto p : {"collate*", "transform*", "augment*", "preprocess*", "decode*", "tokeniz*", "normaliz*"})
+    add_words(r, p, "cpu_preprocess");
+  for (auto p : {"dataloader*", "data_loader*", "read", "reads", "reader*", "reading", "load", "loads", "loader*",
+                 "loading", "fetch*", "data", "dataset*", "disk*", "io", "file*"})
+    add_words(r, p, "disk_io");
   return r;
 }
 
@@ -182,7 +191,29 @@ StageRules::StageRules(std::vector<StageRule> user_rules, std::string step_name)
   rules_.insert(rules_.end(), defaults.begin(), defaults.end());
 }
 
+std::string word_form(std::string_view name) {
+  std::string out = "_";
+  char prev = 0;
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (!std::isalnum(u)) {
+      if (out.back() != '_') out += '_';
+    } else {
+      if (std::isupper(u) && prev != 0 && std::islower(static_cast<unsigned char>(prev)) && out.back() != '_') out += '_';
+      out += lower(c);
+    }
+    prev = c;
+  }
+  if (out.back() != '_') out += '_';
+  return out;
+}
+
 RangeClass StageRules::classify(std::string_view domain, std::string_view name) const {
+  return classify(domain, name, nullptr);
+}
+
+RangeClass StageRules::classify(std::string_view domain, std::string_view name, const StageRule** rule) const {
+  if (rule != nullptr) *rule = nullptr;
   if (domain == kAmdahlDomain) {
     if (name == step_name_) return {RangeRole::Step, {}};
     if (name == "wait") return {RangeRole::Wait, {}};
@@ -192,8 +223,19 @@ RangeClass StageRules::classify(std::string_view domain, std::string_view name) 
   std::string full;
   full.reserve(domain.size() + 2 + name.size());
   full.append(domain).append("::").append(name);
-  for (const auto& rule : rules_) {
-    if (glob_match(rule.pattern, name) || glob_match(rule.pattern, full)) return rule.target;
+  std::string words;
+  for (const auto& r : rules_) {
+    bool hit = false;
+    if (r.words) {
+      if (words.empty()) words = word_form(name);
+      hit = glob_match(r.pattern, words);
+    } else {
+      hit = glob_match(r.pattern, name) || glob_match(r.pattern, full);
+    }
+    if (hit) {
+      if (rule != nullptr) *rule = &r;
+      return r.target;
+    }
   }
   return {RangeRole::Ignore, {}};
 }

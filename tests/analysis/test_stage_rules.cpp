@@ -51,12 +51,45 @@ TEST_CASE("default rules for other domains") {
   CHECK(st("optimizer.step") == "gpu_compute");
   CHECK(st("memcpy") == "h2d");
   CHECK(st("to_device") == "h2d");
-  CHECK(st("copy_batch") == "h2d");
+  CHECK(st("copy_batch") == "<ignore>");  // a bare copy says nothing of where it copies
+  CHECK(st("copy_to_device") == "h2d");
+  CHECK(st("x.cuda()") == "h2d");
+  CHECK(st("DataLoader") == "disk_io");
+  CHECK(st("FileReader") == "disk_io");
+  CHECK(st("readBatch") == "disk_io");
   CHECK(st("memcpy_dtoh") == "d2h");
   CHECK(st("nccl:all_reduce") == "communication");
   CHECK(st("aten::copy_") == "<ignore>");
   CHECK(st("ratio") == "<ignore>");
   CHECK(st("something else") == "<ignore>");
+}
+
+TEST_CASE("default keywords match whole words, not substrings (issue 19)") {
+  StageRules rules;
+  auto st = [&](const char* name) {
+    auto c = rules.classify("", name);
+    return c.role == RangeRole::Stage ? c.stage : std::string("<ignore>");
+  };
+  // Names that bare substrings sent to a loading or copy stage.
+  CHECK(st("join worker thread") == "<ignore>");  // *read*
+  CHECK(st("upload_metrics") == "<ignore>");      // *load*
+  CHECK(st("ema weight copy") == "<ignore>");     // *copy*
+  CHECK(st("metadata_update") == "<ignore>");     // *data*
+  CHECK(st("spread_scores") == "<ignore>");       // *read*
+  CHECK(st("profile") == "<ignore>");             // *file*
+  // The words still match.
+  CHECK(st("upload data") == "disk_io");
+  CHECK(st("reader thread") == "disk_io");
+  CHECK(st("Normalize") == "cpu_preprocess");
+  CHECK(st("lossBackward") == "gpu_compute");
+  // The deciding rule is reported.
+  const StageRule* rule = nullptr;
+  rules.classify("", "read_batch", &rule);
+  REQUIRE(rule != nullptr);
+  CHECK(rule->words);
+  CHECK(rule->source == "default (word 'read')");
+  CHECK(word_form("loadBatch(x)") == "_load_batch_x_");
+  CHECK(word_form("DataLoader") == "_data_loader_");
 }
 
 TEST_CASE("user rules win, first match wins, domain::name patterns") {

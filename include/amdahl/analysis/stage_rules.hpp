@@ -38,7 +38,15 @@ struct StageRule {
   std::string pattern;  // glob, lower-cased
   RangeClass target;
   std::string source;   // "FILE:LINE" or "default"
+  // A default keyword rule: matched against the name's word form (word_form), so "read"
+  // matches "read_batch" and "FileReader" but not "thread", "load" not "upload".
+  bool words = false;
 };
+
+// A name as words: lower-cased, split at every character that is not a letter or digit and
+// where a lower-case letter meets an upper-case one, joined and surrounded by '_':
+// "loadBatch(x)" -> "_load_batch_x_", "DataLoader" -> "_data_loader_".
+std::string word_form(std::string_view name);
 
 // Case-insensitive glob: `*` any run of characters (also empty), `?` one character, `[abc]`
 // / `[a-z]` / `[!a]` a character class; everything else literal.
@@ -59,6 +67,8 @@ class StageRules {
   // Domain `amdahl`: `step_name` -> Step, `wait` -> Wait, any other name -> that stage.
   // Other domains: the first rule matching the name or "domain::name"; no match -> Ignore.
   RangeClass classify(std::string_view domain, std::string_view name) const;
+  // The same, and the rule that decided (nullptr: domain `amdahl`, or no rule matched).
+  RangeClass classify(std::string_view domain, std::string_view name, const StageRule** rule) const;
 
   const std::string& step_name() const { return step_name_; }
   const std::vector<StageRule>& rules() const { return rules_; }
