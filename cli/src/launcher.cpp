@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 namespace amdahl::cli {
 namespace {
@@ -49,6 +51,25 @@ struct SignalGuard {
 };
 
 }  // namespace
+
+std::string resolve_command(const std::string& command) {
+  if (command.find('/') != std::string::npos) return command;
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t end = dirs.find(':', begin);
+    const std::string_view dir = std::string_view(dirs).substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    std::string candidate(dir.empty() ? std::string_view(".") : dir);  // an empty entry is the current directory
+    candidate += '/';
+    candidate += command;
+    struct stat sb {};
+    if (::stat(candidate.c_str(), &sb) == 0 && S_ISREG(sb.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    if (end == std::string::npos) return {};
+    begin = end + 1;
+  }
+}
 
 std::int64_t monotonic_ns() noexcept {
   timespec ts{};

@@ -27,6 +27,10 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv,
                              const std::map<std::string, std::string>& env_set,
                              const std::map<std::string, std::string>& env_default);
 
+// The file execvp would run for `command`: itself when it has a '/', else the first executable
+// regular file of that name in PATH ("" when there is none).
+std::string resolve_command(const std::string& command);
+
 // CLOCK_MONOTONIC in nanoseconds (the collector's clock).
 std::int64_t monotonic_ns() noexcept;
 

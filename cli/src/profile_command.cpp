@@ -26,6 +26,7 @@
 #include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "commands.hpp"
+#include "elf_probe.hpp"
 #include "launcher.hpp"
 #include "step_window.hpp"
 
@@ -286,6 +287,13 @@ int run_profile(const ProfileOptions& opt) {
   const std::map<std::string, std::string> env_default{
       {"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}, {"NVSHMEM_DISABLE_NVLS", "1"}};
 
+  // A statically linked command cannot host the collector; the collector itself refuses to
+  // run in it (elf_probe.hpp), and says so. The environment stays: the dynamically linked
+  // programs a static one starts (a static busybox shell running python) are profiled.
+  const std::string resolved = resolve_command(opt.command.front());
+  const bool static_command =
+      !resolved.empty() && profiler::file_linkage(resolved.c_str()) == profiler::Linkage::Static;
+
   const LaunchResult run = launch_and_wait(opt.command, env_set, env_default);
   if (!run.started) {
     const std::string& cmd = opt.command.front();
@@ -305,6 +313,10 @@ int run_profile(const ProfileOptions& opt) {
   for (const auto& p : rs.processes) main_part = main_part || p.pid == run.pid;
   if (!have_collector) {
     diags.push_back({0, "launcher.no_collector", 1, "collector not found at " + collector.string()});
+  } else if (!main_part && static_command) {
+    diags.push_back({run.pid, "launcher.static_command", 1,
+                     resolved + " is statically linked: the collector cannot run inside it, so the command's own "
+                                "process ran unobserved (programs it started that are dynamically linked are profiled)"});
   } else if (!main_part) {
     diags.push_back({run.pid, "launcher.missing_part", 1,
                      "no part from the command's process (pid " + std::to_string(run.pid) + ")" +
