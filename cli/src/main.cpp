@@ -4,10 +4,12 @@
 #include <exception>
 
 #include "commands.hpp"
+#include "launcher.hpp"
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/profile_store.hpp"
 
 int main(int argc, char** argv) {
+  amdahl::cli::ignore_file_size_signal();  // a full file system is an error line, not a crash
   CLI::App app{"amdahl: find the bottleneck of a training run and project what a faster stage buys"};
   app.require_subcommand(1);
   int exit_code = 0;

@@ -167,19 +167,34 @@ struct Diag {
   std::string detail;
 };
 
+// The entries of `dir`; false (and `why`) when it cannot be listed (removed while the command ran).
+bool list_dir(const std::string& dir, std::vector<fs::path>& out, std::string& why) {
+  out.clear();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path());
+  if (ec) why = ec.message();
+  return !ec;
+}
+
 // Reads every complete part (`*.amdpart`) in `dir`. A part still being written (`.tmp`) gets a
-// short grace period (a child may be writing at exit); unreadable parts become diagnostics.
+// short grace period (a child may be writing at exit); unreadable parts become diagnostics, and
+// so does a part directory that is gone (the command or someone removed it).
 std::vector<RecordSet> read_parts(const std::string& dir, std::vector<Diag>& diags) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  std::vector<fs::path> files;
+  std::string why;
   for (;;) {
+    if (!list_dir(dir, files, why)) {
+      diags.push_back({0, "launcher.part_dir_unreadable", 1,
+                       "the part directory " + dir + " could not be read after the command ran (" + why +
+                           "): every part is lost"});
+      return {};
+    }
     bool pending = false;
-    for (const auto& e : fs::directory_iterator(dir))
-      pending = pending || ends_with(e.path().filename().string(), ".amdpart.tmp");
+    for (const fs::path& f : files) pending = pending || ends_with(f.filename().string(), ".amdpart.tmp");
     if (!pending || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   std::vector<RecordSet> parts;
   for (const fs::path& f : files) {
@@ -237,15 +252,30 @@ void print_summary(const std::string& output, const RecordSet& rs, const LaunchR
                  seconds(run.end_ns - run.start_ns).c_str(), run.exit_code);
 }
 
+// What run_profile learnt before the command ran, for the profile's diagnostics and meta.
+struct RunSetup {
+  std::string output;
+  fs::path collector;
+  bool have_collector = false;
+  std::string resolved;         // the file the command ran (resolve_command)
+  bool static_command = false;  // statically linked (cannot host the collector)
+  bool torch_ok = false;
+  std::string torch_path;       // PYTHONPATH given with --torch
+  std::optional<std::string> stage_rules;
+};
+
+void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir);
+
 int run_profile(const ProfileOptions& opt) {
   if (opt.command.empty()) throw UsageError("no command to profile: amdahl profile [-o FILE] -- COMMAND ARGS...");
   const std::string output = opt.output.empty() ? default_output(opt.command.front()) : opt.output;
 
   // Everything that can be refused is refused before the command runs.
   std::error_code ec;
-  if (fs::exists(output, ec) && !opt.force)
-    throw UsageError(output + " already exists; use --force to overwrite it or -o to choose another file");
   if (fs::is_directory(output, ec)) throw UsageError("cannot write the profile to " + output + ": it is a directory");
+  // symlink_status: a symbolic link is there even when it points nowhere (the save would fail).
+  if (fs::exists(fs::symlink_status(output, ec)) && !opt.force)
+    throw UsageError(output + " already exists; use --force to overwrite it or -o to choose another file");
   const fs::path out_dir = fs::path(output).parent_path();
   if (!out_dir.empty() && !fs::is_directory(out_dir, ec))
     throw UsageError("cannot write the profile to " + output + ": directory " + out_dir.string() + " does not exist");
@@ -273,6 +303,9 @@ int run_profile(const ProfileOptions& opt) {
   if (opt.gpu_steps && !profiler::parse_step_window(*opt.gpu_steps))
     throw UsageError("--gpu-steps must be FROM:TO with 0 <= FROM < TO, e.g. 20:70 (got '" + *opt.gpu_steps + "')");
 
+  // From here on amdahl is not ended by a signal (SIGHUP, SIGUSR1, SIGPIPE, ... see
+  // launcher.hpp): the command's exit status always comes back.
+  SignalScope signals;
   PartDir parts_dir;
   std::map<std::string, std::string> env_set{{"AMDAHL_PART_DIR", parts_dir.path()}};
   env_set["AMDAHL_CUPTI_API"] = opt.gpu_api;
@@ -294,7 +327,7 @@ int run_profile(const ProfileOptions& opt) {
   const bool static_command =
       !resolved.empty() && profiler::file_linkage(resolved.c_str()) == profiler::Linkage::Static;
 
-  const LaunchResult run = launch_and_wait(opt.command, env_set, env_default);
+  const LaunchResult run = launch_and_wait(opt.command, env_set, env_default, signals);
   if (!run.started) {
     const std::string& cmd = opt.command.front();
     if (run.exec_errno == ENOENT && cmd.find('/') == std::string::npos)
@@ -304,6 +337,26 @@ int run_profile(const ProfileOptions& opt) {
     return run.exit_code;
   }
 
+  // Whatever happens to the profile now, the command's exit status is amdahl's.
+  try {
+    RunSetup setup{output, collector, have_collector, resolved, static_command, torch_ok,
+                   env_set.count("PYTHONPATH") ? env_set.at("PYTHONPATH") : std::string(),
+                   stage_rules};
+    save_run(opt, setup, run, parts_dir);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "amdahl: error: no profile written: %s (the command exited with code %d, passed on)\n",
+                 e.what(), run.exit_code);
+  }
+  return run.exit_code;
+}
+
+// Merges the parts, fills meta, saves the profile and prints the summary.
+void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir) {
+  const std::string& output = setup.output;
+  const bool have_collector = setup.have_collector, torch_ok = setup.torch_ok;
+  const fs::path& collector = setup.collector;
+  const std::optional<std::string>& stage_rules = setup.stage_rules;
+  std::error_code ec;
   std::vector<Diag> diags;
   std::vector<RecordSet> parts = read_parts(parts_dir.path(), diags);
   format::Profile profile;
@@ -313,9 +366,9 @@ int run_profile(const ProfileOptions& opt) {
   for (const auto& p : rs.processes) main_part = main_part || p.pid == run.pid;
   if (!have_collector) {
     diags.push_back({0, "launcher.no_collector", 1, "collector not found at " + collector.string()});
-  } else if (!main_part && static_command) {
+  } else if (!main_part && setup.static_command) {
     diags.push_back({run.pid, "launcher.static_command", 1,
-                     resolved + " is statically linked: the collector cannot run inside it, so the command's own "
+                     setup.resolved + " is statically linked: the collector cannot run inside it, so the command's own "
                                 "process ran unobserved (programs it started that are dynamically linked are profiled)"});
   } else if (!main_part) {
     diags.push_back({run.pid, "launcher.missing_part", 1,
@@ -341,7 +394,7 @@ int run_profile(const ProfileOptions& opt) {
   meta["parts"] = std::to_string(parts.size());
   meta["cwd"] = fs::current_path(ec).string();
   if (have_collector) meta["collector"] = collector.string();
-  if (opt.torch) meta["torch"] = torch_ok ? env_set["PYTHONPATH"] : "missing";
+  if (opt.torch) meta["torch"] = torch_ok ? setup.torch_path : "missing";
   meta["gpu_api"] = opt.gpu_api;
   if (opt.gpu_steps) meta["gpu_steps"] = *opt.gpu_steps;
   if (stage_rules) {
@@ -350,7 +403,6 @@ int run_profile(const ProfileOptions& opt) {
   }
   format::save_profile(profile, output, opt.force);
   print_summary(output, rs, run);
-  return run.exit_code;
 }
 
 }  // namespace
