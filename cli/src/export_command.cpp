@@ -4,6 +4,7 @@
 #include <fstream>
 #include <memory>
 
+#include "amdahl/format/output_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "amdahl/report/chrome_trace.hpp"
 #include "commands.hpp"
@@ -36,23 +37,15 @@ void register_export_command(CLI::App& app, int& exit_code) {
       eo.window_end_ns = b;
     }
     const format::Profile profile = format::load_profile(opt->profile);
-    const std::string tmp = opt->chrome + ".tmp";
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    // A temporary of our own, renamed when complete (output_file.hpp): two exports to one file
+    // never share one, and a failed export leaves the previous file as it was.
+    format::OutputFile file(opt->chrome);
+    std::ofstream out(file.write_path(), std::ios::binary | (file.in_place() ? std::ios::app : std::ios::trunc));
     if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "'");
-    report::ChromeExportStats st;
-    try {
-      st = report::write_chrome_trace(profile, out, eo);
-      out.close();
-      if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "'");
-    } catch (...) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw;
-    }
-    if (std::rename(tmp.c_str(), opt->chrome.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error("cannot write '" + opt->chrome + "'");
-    }
+    const report::ChromeExportStats st = report::write_chrome_trace(profile, out, eo);
+    out.close();
+    if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "' (the disk is full?)");
+    file.commit();
     if (st.trimmed) std::fprintf(stderr, "amdahl: note: %s\n", st.note.c_str());
     std::fprintf(stderr, "amdahl: wrote %zu trace events (%zu launch and %zu item flow arrows) to %s\n", st.events,
                  st.launch_flows, st.item_flows, opt->chrome.c_str());

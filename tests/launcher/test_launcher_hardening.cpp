@@ -237,3 +237,30 @@ TEST_CASE("the command's exit status passes through whatever happens to the prof
   }
 }
 
+// ---- class 3: concurrent runs ----------------------------------------------------------------
+
+// Two runs with one -o shared `<out>.tmp`: one said "profile written" while the file held the
+// other's data or 0 bytes; and `profile -o x.amdahl` deleted an unrelated `x.amdahl.tmp`.
+TEST_CASE("concurrent profile runs on one output: each whole, each status kept, no one else's file touched") {
+  TempDir t;
+  const std::string out = t.file("x.amdahl");
+  { std::ofstream(out + ".tmp") << "not amdahl's"; }
+  for (int round = 0; round < 3; ++round) {
+    std::vector<pid_t> pids;
+    for (int k = 0; k < 3; ++k)
+      pids.push_back(start({amdahl_bin(), "profile", "--force", "-o", out, "--", target(), "exit", std::to_string(3 + k)},
+                           t.dir.string(), t.file("log" + std::to_string(k))));
+    for (int k = 0; k < 3; ++k) {
+      CHECK(wait_code(pids[k]) == 3 + k);
+      CHECK(slurp(t.file("log" + std::to_string(k))).find("profile written to " + out) != std::string::npos);
+    }
+    const int code = std::stoi(load_profile(out).meta.at("exit_code"));
+    CHECK(code >= 3);
+    CHECK(code <= 5);
+  }
+  CHECK(slurp(out + ".tmp") == "not amdahl's");
+  for (const auto& e : fs::directory_iterator(t.dir)) {
+    const std::string name = e.path().filename().string();
+    CHECK_MESSAGE((name == "x.amdahl" || name == "x.amdahl.tmp" || name.rfind("log", 0) == 0), name);
+  }
+}
