@@ -29,6 +29,7 @@ void register_export_command(CLI::App& app, int& exit_code) {
                   "most events to write (default 1000000); above it the analysis window, then its first part, is kept")
       ->check(CLI::PositiveNumber);
   cmd->callback([opt, &exit_code] {
+    check_output(opt->chrome, {opt->profile}, "--chrome");
     report::ChromeExportOptions eo;
     eo.max_events = opt->max_events;
     if (!opt->window.empty()) {

@@ -26,6 +26,8 @@ void register_import_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-f,--force", opt->force, "replace the output if it exists");
   cmd->add_flag("--keep-cpu-ops", opt->keep_cpu_ops, "also keep every cpu_op (aten::...) as a range");
   cmd->callback([opt, &exit_code] {
+    check_output(opt->output, {opt->trace});
+    check_profile_output(opt->output);
     report::KinetoImportOptions io;
     io.keep_cpu_ops = opt->keep_cpu_ops;
     report::KinetoImportStats st;

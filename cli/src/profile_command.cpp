@@ -273,6 +273,8 @@ int run_profile(const ProfileOptions& opt) {
   // Everything that can be refused is refused before the command runs.
   std::error_code ec;
   if (fs::is_directory(output, ec)) throw UsageError("cannot write the profile to " + output + ": it is a directory");
+  check_output(output, {opt.stages, resolve_command(opt.command.front())});  // --force over an input
+  check_profile_output(output);
   // symlink_status: a symbolic link is there even when it points nowhere (the save would fail).
   if (fs::exists(fs::symlink_status(output, ec)) && !opt.force)
     throw UsageError(output + " already exists; use --force to overwrite it or -o to choose another file");
