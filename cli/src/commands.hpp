@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "amdahl/format/output_file.hpp"
+#include "amdahl/report/escape.hpp"
 
 namespace amdahl::cli {
 
@@ -45,8 +47,15 @@ inline void check_profile_output(const std::string& output) {
 
 // The text of a `--format json` output: indented, newline-terminated; strings that are not
 // UTF-8 (profiles keep NVTX names as recorded) get U+FFFD instead of making dump() throw.
+// DEL and C1 controls, which the library leaves raw, are \u escapes (json_terminal_safe).
 inline std::string json_text(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return report::json_terminal_safe(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
+}
+
+// One line on stderr for amdahl: "amdahl: <prefix><text>" with the text's control characters
+// escaped (it may carry names from a profile or a file: escape.hpp, terminal_text).
+inline void print_line(const char* prefix, const std::string& text) {
+  std::fprintf(stderr, "amdahl: %s%s\n", prefix, report::terminal_text(text, false).c_str());
 }
 
 void register_profile_command(CLI::App& app, int& exit_code);   // profile_command.cpp

@@ -47,9 +47,9 @@ void register_export_command(CLI::App& app, int& exit_code) {
     out.close();
     if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "' (the disk is full?)");
     file.commit();
-    if (st.trimmed) std::fprintf(stderr, "amdahl: note: %s\n", st.note.c_str());
-    std::fprintf(stderr, "amdahl: wrote %zu trace events (%zu launch and %zu item flow arrows) to %s\n", st.events,
-                 st.launch_flows, st.item_flows, opt->chrome.c_str());
+    if (st.trimmed) print_line("note: ", st.note);
+    print_line("", "wrote " + std::to_string(st.events) + " trace events (" + std::to_string(st.launch_flows) +
+                       " launch and " + std::to_string(st.item_flows) + " item flow arrows) to " + opt->chrome);
     exit_code = 0;
   });
 }

@@ -36,8 +36,9 @@ void register_import_command(CLI::App& app, int& exit_code) {
     std::fprintf(stderr,
                  "amdahl: imported %zu ranges, %zu CUDA API calls, %zu GPU operations on %zu threads from %s "
                  "(%zu CPU op events not kept%s) into %s\n",
-                 st.ranges, st.api_calls, st.gpu_ops, st.threads, opt->trace.c_str(), st.skipped_cpu_ops,
-                 opt->keep_cpu_ops ? "" : "; --keep-cpu-ops keeps them", opt->output.c_str());
+                 st.ranges, st.api_calls, st.gpu_ops, st.threads, report::terminal_text(opt->trace, false).c_str(),
+                 st.skipped_cpu_ops, opt->keep_cpu_ops ? "" : "; --keep-cpu-ops keeps them",
+                 report::terminal_text(opt->output, false).c_str());
     if (st.gpu_ops_without_call)
       std::fprintf(stderr, "amdahl: note: %zu GPU operations had no launching CUDA call in the trace\n",
                    st.gpu_ops_without_call);

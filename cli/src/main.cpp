@@ -1,5 +1,6 @@
 // Entry point of `amdahl`: registers the subcommands, parses, runs, and maps errors to exit
-// codes (0 success, 1 usage error, 2 bad input) with one clear line on stderr.
+// codes (0 success, 1 usage error, 2 bad input) with one clear line on stderr (its control
+// characters escaped: a message may quote a name from a profile).
 #include <cstdio>
 #include <exception>
 
@@ -26,19 +27,19 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
   } catch (const amdahl::cli::UsageError& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 1;
   } catch (const amdahl::format::ProfileError& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 2;
   } catch (const amdahl::analysis::InputError& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 2;
   } catch (const amdahl::analysis::UsageError& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 2;
   }
   return exit_code;

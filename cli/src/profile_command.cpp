@@ -69,6 +69,9 @@ class PartDir {
   std::string path_;
 };
 
+// Text for a stderr line (names, paths): control characters escaped (escape.hpp).
+std::string esc(const std::string& text) { return report::terminal_text(text, false); }
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -227,7 +230,7 @@ void print_summary(const std::string& output, const RecordSet& rs, const LaunchR
     if (!informational(d)) ++problems;
     else if (rs.str(d.key).rfind("cupti.overhead_ns.", 0) == 0) cupti_overhead_ns += d.count;
   }
-  std::fprintf(stderr, "amdahl: profile written to %s\n", output.c_str());
+  std::fprintf(stderr, "amdahl: profile written to %s\n", esc(output).c_str());
   std::fprintf(stderr,
                "amdahl:   %zu processes, %zu threads, %zu ranges, %zu marks, %zu GPU ops, %zu diagnostics\n",
                rs.processes.size(), rs.threads.size(), rs.ranges.size(), rs.marks.size(), rs.gpu_ops.size(),
@@ -241,8 +244,9 @@ void print_summary(const std::string& output, const RecordSet& rs, const LaunchR
       std::fprintf(stderr, "amdahl:     ... (%zu more; see the diagnostics_named view)\n", problems - 5);
       break;
     }
-    std::fprintf(stderr, "amdahl:     %s: %llu%s%s\n", rs.str(d.key).c_str(), static_cast<unsigned long long>(d.count),
-                 d.detail ? " — " : "", rs.str(d.detail).c_str());
+    // Keys and details come from the parts, i.e. from the profiled program: escaped.
+    std::fprintf(stderr, "amdahl:     %s: %llu%s%s\n", esc(rs.str(d.key)).c_str(), static_cast<unsigned long long>(d.count),
+                 d.detail ? " — " : "", esc(rs.str(d.detail)).c_str());
   }
   if (run.signal != 0)
     std::fprintf(stderr, "amdahl:   wall time %s; the command died of signal %d (exit code %d)\n",
@@ -333,9 +337,9 @@ int run_profile(const ProfileOptions& opt) {
   if (!run.started) {
     const std::string& cmd = opt.command.front();
     if (run.exec_errno == ENOENT && cmd.find('/') == std::string::npos)
-      std::fprintf(stderr, "amdahl: error: %s: command not found\n", cmd.c_str());
+      std::fprintf(stderr, "amdahl: error: %s: command not found\n", esc(cmd).c_str());
     else
-      std::fprintf(stderr, "amdahl: error: cannot run %s: %s\n", cmd.c_str(), std::strerror(run.exec_errno));
+      std::fprintf(stderr, "amdahl: error: cannot run %s: %s\n", esc(cmd).c_str(), std::strerror(run.exec_errno));
     return run.exit_code;
   }
 
@@ -347,7 +351,7 @@ int run_profile(const ProfileOptions& opt) {
     save_run(opt, setup, run, parts_dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "amdahl: error: no profile written: %s (the command exited with code %d, passed on)\n",
-                 e.what(), run.exit_code);
+                 esc(e.what()).c_str(), run.exit_code);
   }
   return run.exit_code;
 }

@@ -65,7 +65,10 @@ std::vector<std::string> ReportOptions::inputs() const {
 
 void check_report_output(const ReportOptions& opt) { check_output(opt.output, opt.inputs()); }
 
-void write_output(const ReportOptions& opt, const std::string& text) {
+void write_output(const ReportOptions& opt, const std::string& raw) {
+  // Text for people: no control character of a name reaches the terminal (the names are
+  // escaped where they enter the report; this catches any other path, newlines kept).
+  const std::string text = opt.format == "text" ? report::terminal_text(raw, true) : raw;
   if (opt.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);

@@ -34,7 +34,8 @@ analysis::Report load_and_analyze(const ReportOptions& opt);
 void check_report_output(const ReportOptions& opt);
 
 // Writes `text` to -o FILE (output_file.hpp: a temporary renamed into place; devices, FIFOs and
-// /dev/stdout in place) or stdout. Throws format::OutputError when the file cannot be written: the previous
+// /dev/stdout in place) or stdout. Text output (--format text) has its control bytes escaped
+// (terminal_text). Throws format::OutputError when the file cannot be written: the previous
 // file, if any, is left as it was.
 void write_output(const ReportOptions& opt, const std::string& text);
 
