@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -39,7 +40,8 @@ constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 constexpr int kIgnored[] = {SIGPIPE, SIGXFSZ};
 // How long a signal amdahl got waits for the watcher's report that the group got it too. The
 // kernel delivers a group signal to every member in one call, so the report only waits for the
-// watcher to be scheduled; past this, the signal is taken as sent to amdahl alone.
+// watcher to be scheduled; past this, the signal is taken as sent to amdahl alone, unless the
+// watcher has it pending still (/proc/PID/status: then the wait is extended, up to 5 s).
 constexpr std::int64_t kGroupWaitMs = 200;
 
 struct SigRecord {
@@ -177,6 +179,23 @@ bool drain(int fd, bool nonblocking, F&& each) {
 }
 
 bool same(const SigRecord& a, const SigRecord& b) { return a.sig == b.sig && a.pid == b.pid; }
+
+// Whether process `pid` has `sig` pending (SigPnd or ShdPnd of /proc/PID/status): the watcher
+// got it but has not read it yet (not scheduled since: a loaded machine).
+bool has_pending(pid_t pid, int sig) {
+  if (pid <= 0) return false;
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "re");
+  if (f == nullptr) return false;
+  bool pending = false;
+  char line[256];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, "SigPnd:", 7) != 0 && std::strncmp(line, "ShdPnd:", 7) != 0) continue;
+    const unsigned long long mask = std::strtoull(line + 7, nullptr, 16);
+    if (sig >= 1 && sig <= 64 && ((mask >> (sig - 1)) & 1ULL) != 0) pending = true;
+  }
+  std::fclose(f);
+  return pending;
+}
 
 }  // namespace
 
@@ -328,7 +347,9 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv,
   struct Pending {
     SigRecord rec;
     std::int64_t deadline_ns;
+    int extensions = 0;
   };
+  constexpr int kMaxExtensions = 25;  // 5 s at most for a watcher that is not scheduled
   std::vector<Pending> pending;         // amdahl got it; the watcher has not (yet)
   std::vector<Pending> watcher_seen;    // the watcher got it; amdahl has not (yet); deadline = expiry
   auto wait_ns = [&] { return watcher.reports >= 0 ? kGroupWaitMs * 1'000'000 : 0; };
@@ -382,6 +403,12 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv,
     std::erase_if(watcher_seen, [&](const Pending& p) { return p.deadline_ns <= now; });
     std::int64_t next = now + 1'000'000'000;  // SIGCHLD wakes the poll; this bounds a lost one
     for (auto it = pending.begin(); it != pending.end();) {
+      // Still unread by the watcher: it will report it (with its sender); give it the time.
+      if (it->deadline_ns <= now && watcher.reports >= 0 && it->extensions < kMaxExtensions &&
+          has_pending(watcher.pid, it->rec.sig)) {
+        it->deadline_ns = now + wait_ns();
+        ++it->extensions;
+      }
       if (it->deadline_ns <= now) {
         ::kill(pid, it->rec.sig);
         ++r.forwarded;
