@@ -1,6 +1,8 @@
 // `amdahl export run.amdahl --chrome trace.json [--window START:END] [--max-events N]`: the
 // profile as Chrome trace-event JSON for Perfetto / chrome://tracing.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -42,10 +44,15 @@ void register_export_command(CLI::App& app, int& exit_code) {
     // never share one, and a failed export leaves the previous file as it was.
     format::OutputFile file(opt->chrome);
     std::ofstream out(file.write_path(), std::ios::binary | (file.in_place() ? std::ios::app : std::ios::trunc));
-    if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "'");
+    if (!out) throw std::runtime_error("cannot write " + opt->chrome + ": " + std::strerror(errno));
+    errno = 0;
     const report::ChromeExportStats st = report::write_chrome_trace(profile, out, eo);
     out.close();
-    if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "' (the disk is full?)");
+    if (!out) {  // the stream stops at its first failed write: errno is that write's
+      const int e = errno;
+      throw format::OutputError("cannot write " + opt->chrome + ": " + (e != 0 ? std::strerror(e) : "write error") +
+                                (file.in_place() ? "" : " (the previous file, if any, is unchanged)"));
+    }
     file.commit();
     if (st.trimmed) print_line("note: ", st.note);
     print_line("", "wrote " + std::to_string(st.events) + " trace events (" + std::to_string(st.launch_flows) +
