@@ -14,6 +14,7 @@ add_library(amdahl_collector SHARED
   ${CMAKE_CURRENT_LIST_DIR}/src/crash_handler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/nvtx_injection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/proc_info.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/elf_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/step_window.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/wide_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/log.cpp)

@@ -12,6 +12,7 @@
 
 #include "amdahl/analysis/amdahl_law.hpp"
 #include "amdahl/analysis/errors.hpp"
+#include "amdahl/report/escape.hpp"
 
 namespace amdahl::analysis {
 namespace {
@@ -443,7 +444,7 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
                       (r.warmup_auto ? "automatic" : "--warmup") + ")");
 
   for (const auto& d : rs.diagnostics)
-    r.diagnostics.push_back({d.pid, rs.str(d.key), d.count, rs.str(d.detail)});
+    r.diagnostics.push_back({d.pid, report::display_name(rs.str(d.key)), d.count, report::display_name(rs.str(d.detail))});
   double launch_fraction = 0;
   if (r.exposed_basis == "critical_path" && wall > 0) {
     double path_sum = 0;

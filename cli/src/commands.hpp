@@ -3,11 +3,18 @@
 // analysis errors, UsageError) and main() maps them to exit codes and one clear line.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+
+#include "amdahl/format/output_file.hpp"
+#include "amdahl/report/escape.hpp"
 
 namespace amdahl::cli {
 
@@ -17,10 +24,38 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Refuses, before anything is read or written, an output that would destroy an input (the same
+// file, whatever the path: st_dev and st_ino compared, links and symbolic links included) or is
+// a directory. `what` names the option ("-o", "--chrome"). Empty paths are skipped.
+inline void check_output(const std::string& output, const std::vector<std::string>& inputs, const char* what = "-o") {
+  if (output.empty()) return;
+  struct stat st {};
+  if (::stat(output.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw UsageError(std::string("cannot write ") + what + " " + output + ": it is a directory");
+  for (const std::string& in : inputs)
+    if (format::same_file(output, in))
+      throw UsageError(std::string("refusing to write ") + what + " " + output + ": it is the input " + in +
+                       ", which would be destroyed");
+}
+
+// A profile (an SQLite database) needs a regular file: refuses /dev/stdout, a FIFO, a device.
+inline void check_profile_output(const std::string& output) {
+  if (format::written_in_place(output))
+    throw UsageError("cannot write a profile to " + output +
+                     ": it is not a regular file (a profile is an SQLite database; give a file name)");
+}
+
 // The text of a `--format json` output: indented, newline-terminated; strings that are not
 // UTF-8 (profiles keep NVTX names as recorded) get U+FFFD instead of making dump() throw.
+// DEL and C1 controls, which the library leaves raw, are \u escapes (json_terminal_safe).
 inline std::string json_text(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return report::json_terminal_safe(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
+}
+
+// One line on stderr for amdahl: "amdahl: <prefix><text>" with the text's control characters
+// escaped (it may carry names from a profile or a file: escape.hpp, terminal_text).
+inline void print_line(const char* prefix, const std::string& text) {
+  std::fprintf(stderr, "amdahl: %s%s\n", prefix, report::terminal_text(text, false).c_str());
 }
 
 void register_profile_command(CLI::App& app, int& exit_code);   // profile_command.cpp

@@ -20,6 +20,7 @@ void register_diff_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--warmup", opt->warmup, "warm-up steps to exclude in both runs, or 'auto' (default)");
   cmd->add_option("--step-name", opt->step_name, "name of the step range (default: step)");
   cmd->callback([opt, second, &exit_code] {
+    opt->more_inputs = {*second};
     const analysis::Report a = load_and_analyze(*opt);
     ReportOptions ob = *opt;
     ob.profile = *second;

@@ -1,9 +1,12 @@
 // `amdahl export run.amdahl --chrome trace.json [--window START:END] [--max-events N]`: the
 // profile as Chrome trace-event JSON for Perfetto / chrome://tracing.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
+#include "amdahl/format/output_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "amdahl/report/chrome_trace.hpp"
 #include "commands.hpp"
@@ -28,6 +31,7 @@ void register_export_command(CLI::App& app, int& exit_code) {
                   "most events to write (default 1000000); above it the analysis window, then its first part, is kept")
       ->check(CLI::PositiveNumber);
   cmd->callback([opt, &exit_code] {
+    check_output(opt->chrome, {opt->profile}, "--chrome");
     report::ChromeExportOptions eo;
     eo.max_events = opt->max_events;
     if (!opt->window.empty()) {
@@ -36,26 +40,23 @@ void register_export_command(CLI::App& app, int& exit_code) {
       eo.window_end_ns = b;
     }
     const format::Profile profile = format::load_profile(opt->profile);
-    const std::string tmp = opt->chrome + ".tmp";
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "'");
-    report::ChromeExportStats st;
-    try {
-      st = report::write_chrome_trace(profile, out, eo);
-      out.close();
-      if (!out) throw std::runtime_error("cannot write '" + opt->chrome + "'");
-    } catch (...) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw;
+    // A temporary of our own, renamed when complete (output_file.hpp): two exports to one file
+    // never share one, and a failed export leaves the previous file as it was.
+    format::OutputFile file(opt->chrome);
+    std::ofstream out(file.write_path(), std::ios::binary | (file.in_place() ? std::ios::app : std::ios::trunc));
+    if (!out) throw std::runtime_error("cannot write " + opt->chrome + ": " + std::strerror(errno));
+    errno = 0;
+    const report::ChromeExportStats st = report::write_chrome_trace(profile, out, eo);
+    out.close();
+    if (!out) {  // the stream stops at its first failed write: errno is that write's
+      const int e = errno;
+      throw format::OutputError("cannot write " + opt->chrome + ": " + (e != 0 ? std::strerror(e) : "write error") +
+                                (file.in_place() ? "" : " (the previous file, if any, is unchanged)"));
     }
-    if (std::rename(tmp.c_str(), opt->chrome.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error("cannot write '" + opt->chrome + "'");
-    }
-    if (st.trimmed) std::fprintf(stderr, "amdahl: note: %s\n", st.note.c_str());
-    std::fprintf(stderr, "amdahl: wrote %zu trace events (%zu launch and %zu item flow arrows) to %s\n", st.events,
-                 st.launch_flows, st.item_flows, opt->chrome.c_str());
+    file.commit();
+    if (st.trimmed) print_line("note: ", st.note);
+    print_line("", "wrote " + std::to_string(st.events) + " trace events (" + std::to_string(st.launch_flows) +
+                       " launch and " + std::to_string(st.item_flows) + " item flow arrows) to " + opt->chrome);
     exit_code = 0;
   });
 }

@@ -26,6 +26,8 @@ void register_import_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-f,--force", opt->force, "replace the output if it exists");
   cmd->add_flag("--keep-cpu-ops", opt->keep_cpu_ops, "also keep every cpu_op (aten::...) as a range");
   cmd->callback([opt, &exit_code] {
+    check_output(opt->output, {opt->trace});
+    check_profile_output(opt->output);
     report::KinetoImportOptions io;
     io.keep_cpu_ops = opt->keep_cpu_ops;
     report::KinetoImportStats st;
@@ -34,8 +36,9 @@ void register_import_command(CLI::App& app, int& exit_code) {
     std::fprintf(stderr,
                  "amdahl: imported %zu ranges, %zu CUDA API calls, %zu GPU operations on %zu threads from %s "
                  "(%zu CPU op events not kept%s) into %s\n",
-                 st.ranges, st.api_calls, st.gpu_ops, st.threads, opt->trace.c_str(), st.skipped_cpu_ops,
-                 opt->keep_cpu_ops ? "" : "; --keep-cpu-ops keeps them", opt->output.c_str());
+                 st.ranges, st.api_calls, st.gpu_ops, st.threads, report::terminal_text(opt->trace, false).c_str(),
+                 st.skipped_cpu_ops, opt->keep_cpu_ops ? "" : "; --keep-cpu-ops keeps them",
+                 report::terminal_text(opt->output, false).c_str());
     if (st.step_source == "ProfilerStep")
       std::fprintf(stderr, "amdahl: %zu steps from ProfilerStep#N ranges\n", st.steps);
     else if (st.step_source == "Optimizer.step")

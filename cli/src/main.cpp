@@ -1,13 +1,16 @@
 // Entry point of `amdahl`: registers the subcommands, parses, runs, and maps errors to exit
-// codes (0 success, 1 usage error, 2 bad input) with one clear line on stderr.
+// codes (0 success, 1 usage error, 2 bad input) with one clear line on stderr (its control
+// characters escaped: a message may quote a name from a profile).
 #include <cstdio>
 #include <exception>
 
 #include "commands.hpp"
+#include "launcher.hpp"
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/profile_store.hpp"
 
 int main(int argc, char** argv) {
+  amdahl::cli::ignore_file_size_signal();  // a full file system is an error line, not a crash
   CLI::App app{"amdahl: find the bottleneck of a training run and project what a faster stage buys"};
   app.require_subcommand(1);
   int exit_code = 0;
@@ -24,19 +27,19 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
   } catch (const amdahl::cli::UsageError& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 1;
   } catch (const amdahl::format::ProfileError& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 2;
   } catch (const amdahl::analysis::InputError& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 2;
   } catch (const amdahl::analysis::UsageError& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "amdahl: error: %s\n", e.what());
+    amdahl::cli::print_line("error: ", e.what());
     return 2;
   }
   return exit_code;

@@ -26,6 +26,7 @@
 #include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "commands.hpp"
+#include "elf_probe.hpp"
 #include "launcher.hpp"
 #include "step_window.hpp"
 
@@ -67,6 +68,9 @@ class PartDir {
  private:
   std::string path_;
 };
+
+// Text for a stderr line (names, paths): control characters escaped (escape.hpp).
+std::string esc(const std::string& text) { return report::terminal_text(text, false); }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -166,8 +170,15 @@ struct Diag {
   std::string detail;
 };
 
-// Reads every complete part (`*.amdpart`) in `dir`. A part still being written (`.tmp`) gets a
-// short grace period (a child may be writing at exit); unreadable parts become diagnostics.
+// The entries of `dir`; false (and `why`) when it cannot be listed (removed while the command ran).
+bool list_dir(const std::string& dir, std::vector<fs::path>& out, std::string& why) {
+  out.clear();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path());
+  if (ec) why = ec.message();
+  return !ec;
+}
+
 // The collector leaves `<part>.started` when a process records its first event: a marker
 // whose part is missing is a process that recorded and wrote nothing (killed with SIGKILL, or
 // by the OOM killer, before its first flush).
@@ -194,17 +205,25 @@ void lost_processes(const std::string& dir, std::vector<Diag>& diags) {
                    "their first flush without an exit the collector sees, e.g. SIGKILL): pid " + list});
 }
 
+// Reads every complete part (`*.amdpart`) in `dir`. A part still being written (`.tmp`) gets a
+// short grace period (a child may be writing at exit); unreadable parts become diagnostics, and
+// so does a part directory that is gone (the command or someone removed it).
 std::vector<RecordSet> read_parts(const std::string& dir, std::vector<Diag>& diags) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  std::vector<fs::path> files;
+  std::string why;
   for (;;) {
+    if (!list_dir(dir, files, why)) {
+      diags.push_back({0, "launcher.part_dir_unreadable", 1,
+                       "the part directory " + dir + " could not be read after the command ran (" + why +
+                           "): every part is lost"});
+      return {};
+    }
     bool pending = false;
-    for (const auto& e : fs::directory_iterator(dir))
-      pending = pending || ends_with(e.path().filename().string(), ".amdpart.tmp");
+    for (const fs::path& f : files) pending = pending || ends_with(f.filename().string(), ".amdpart.tmp");
     if (!pending || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   std::vector<RecordSet> parts;
   for (const fs::path& f : files) {
@@ -238,7 +257,7 @@ void print_summary(const std::string& output, const RecordSet& rs, const LaunchR
     if (!informational(d)) ++problems;
     else if (rs.str(d.key).rfind("cupti.overhead_ns.", 0) == 0) cupti_overhead_ns += d.count;
   }
-  std::fprintf(stderr, "amdahl: profile written to %s\n", output.c_str());
+  std::fprintf(stderr, "amdahl: profile written to %s\n", esc(output).c_str());
   std::fprintf(stderr,
                "amdahl:   %zu processes, %zu threads, %zu ranges, %zu marks, %zu GPU ops, %zu diagnostics\n",
                rs.processes.size(), rs.threads.size(), rs.ranges.size(), rs.marks.size(), rs.gpu_ops.size(),
@@ -252,8 +271,9 @@ void print_summary(const std::string& output, const RecordSet& rs, const LaunchR
       std::fprintf(stderr, "amdahl:     ... (%zu more; see the diagnostics_named view)\n", problems - 5);
       break;
     }
-    std::fprintf(stderr, "amdahl:     %s: %llu%s%s\n", rs.str(d.key).c_str(), static_cast<unsigned long long>(d.count),
-                 d.detail ? " — " : "", rs.str(d.detail).c_str());
+    // Keys and details come from the parts, i.e. from the profiled program: escaped.
+    std::fprintf(stderr, "amdahl:     %s: %llu%s%s\n", esc(rs.str(d.key)).c_str(), static_cast<unsigned long long>(d.count),
+                 d.detail ? " — " : "", esc(rs.str(d.detail)).c_str());
   }
   if (run.signal != 0)
     std::fprintf(stderr, "amdahl:   wall time %s; the command died of signal %d (exit code %d)\n",
@@ -263,15 +283,33 @@ void print_summary(const std::string& output, const RecordSet& rs, const LaunchR
                  seconds(run.end_ns - run.start_ns).c_str(), run.exit_code);
 }
 
+// What run_profile learnt before the command ran, for the profile's diagnostics and meta.
+struct RunSetup {
+  std::string output;
+  fs::path collector;
+  bool have_collector = false;
+  std::string resolved;         // the file the command ran (resolve_command)
+  bool static_command = false;  // statically linked (cannot host the collector)
+  bool torch_ok = false;
+  std::string torch_path;       // PYTHONPATH given with --torch
+  std::optional<std::string> stage_rules;
+  std::string exit_hook = "off";  // the preloaded exit hook library, or "off"
+};
+
+void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir);
+
 int run_profile(const ProfileOptions& opt) {
   if (opt.command.empty()) throw UsageError("no command to profile: amdahl profile [-o FILE] -- COMMAND ARGS...");
   const std::string output = opt.output.empty() ? default_output(opt.command.front()) : opt.output;
 
   // Everything that can be refused is refused before the command runs.
   std::error_code ec;
-  if (fs::exists(output, ec) && !opt.force)
-    throw UsageError(output + " already exists; use --force to overwrite it or -o to choose another file");
   if (fs::is_directory(output, ec)) throw UsageError("cannot write the profile to " + output + ": it is a directory");
+  check_output(output, {opt.stages, resolve_command(opt.command.front())});  // --force over an input
+  check_profile_output(output);
+  // symlink_status: a symbolic link is there even when it points nowhere (the save would fail).
+  if (fs::exists(fs::symlink_status(output, ec)) && !opt.force)
+    throw UsageError(output + " already exists; use --force to overwrite it or -o to choose another file");
   const fs::path out_dir = fs::path(output).parent_path();
   if (!out_dir.empty() && !fs::is_directory(out_dir, ec))
     throw UsageError("cannot write the profile to " + output + ": directory " + out_dir.string() + " does not exist");
@@ -299,6 +337,9 @@ int run_profile(const ProfileOptions& opt) {
   if (opt.gpu_steps && !profiler::parse_step_window(*opt.gpu_steps))
     throw UsageError("--gpu-steps must be FROM:TO with 0 <= FROM < TO, e.g. 20:70 (got '" + *opt.gpu_steps + "')");
 
+  // From here on amdahl is not ended by a signal (SIGHUP, SIGUSR1, SIGPIPE, ... see
+  // launcher.hpp): the command's exit status always comes back.
+  SignalScope signals;
   PartDir parts_dir;
   std::map<std::string, std::string> env_set{{"AMDAHL_PART_DIR", parts_dir.path()}};
   env_set["AMDAHL_CUPTI_API"] = opt.gpu_api;
@@ -321,16 +362,44 @@ int run_profile(const ProfileOptions& opt) {
   const std::map<std::string, std::string> env_default{
       {"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}, {"NVSHMEM_DISABLE_NVLS", "1"}};
 
-  const LaunchResult run = launch_and_wait(opt.command, env_set, env_default);
+  // A statically linked command cannot host the collector; the collector itself refuses to
+  // run in it (elf_probe.hpp), and says so. The environment stays: the dynamically linked
+  // programs a static one starts (a static busybox shell running python) are profiled.
+  const std::string resolved = resolve_command(opt.command.front());
+  const bool static_command =
+      !resolved.empty() && profiler::file_linkage(resolved.c_str()) == profiler::Linkage::Static;
+
+  const LaunchResult run = launch_and_wait(opt.command, env_set, env_default, signals);
   if (!run.started) {
     const std::string& cmd = opt.command.front();
     if (run.exec_errno == ENOENT && cmd.find('/') == std::string::npos)
-      std::fprintf(stderr, "amdahl: error: %s: command not found\n", cmd.c_str());
+      std::fprintf(stderr, "amdahl: error: %s: command not found\n", esc(cmd).c_str());
     else
-      std::fprintf(stderr, "amdahl: error: cannot run %s: %s\n", cmd.c_str(), std::strerror(run.exec_errno));
+      std::fprintf(stderr, "amdahl: error: cannot run %s: %s\n", esc(cmd).c_str(), std::strerror(run.exec_errno));
     return run.exit_code;
   }
 
+  // Whatever happens to the profile now, the command's exit status is amdahl's.
+  try {
+    RunSetup setup{output, collector, have_collector, resolved, static_command, torch_ok,
+                   env_set.count("PYTHONPATH") ? env_set.at("PYTHONPATH") : std::string(),
+                   stage_rules};
+    if (env_set.count("LD_PRELOAD")) setup.exit_hook = exit_hook.string();
+    save_run(opt, setup, run, parts_dir);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "amdahl: error: no profile written: %s (the command exited with code %d, passed on)\n",
+                 esc(e.what()).c_str(), run.exit_code);
+  }
+  return run.exit_code;
+}
+
+// Merges the parts, fills meta, saves the profile and prints the summary.
+void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir) {
+  const std::string& output = setup.output;
+  const bool have_collector = setup.have_collector, torch_ok = setup.torch_ok;
+  const fs::path& collector = setup.collector;
+  const std::optional<std::string>& stage_rules = setup.stage_rules;
+  std::error_code ec;
   std::vector<Diag> diags;
   std::vector<RecordSet> parts = read_parts(parts_dir.path(), diags);
   format::Profile profile;
@@ -340,6 +409,10 @@ int run_profile(const ProfileOptions& opt) {
   for (const auto& p : rs.processes) main_part = main_part || p.pid == run.pid;
   if (!have_collector) {
     diags.push_back({0, "launcher.no_collector", 1, "collector not found at " + collector.string()});
+  } else if (!main_part && setup.static_command) {
+    diags.push_back({run.pid, "launcher.static_command", 1,
+                     setup.resolved + " is statically linked: the collector cannot run inside it, so the command's own "
+                                "process ran unobserved (programs it started that are dynamically linked are profiled)"});
   } else if (!main_part) {
     diags.push_back({run.pid, "launcher.missing_part", 1,
                      "no part from the command's process (pid " + std::to_string(run.pid) + ")" +
@@ -364,8 +437,8 @@ int run_profile(const ProfileOptions& opt) {
   meta["parts"] = std::to_string(parts.size());
   meta["cwd"] = fs::current_path(ec).string();
   if (have_collector) meta["collector"] = collector.string();
-  meta["exit_hook"] = env_set.count("LD_PRELOAD") ? exit_hook.string() : "off";
-  if (opt.torch) meta["torch"] = torch_ok ? env_set["PYTHONPATH"] : "missing";
+  meta["exit_hook"] = setup.exit_hook;
+  if (opt.torch) meta["torch"] = torch_ok ? setup.torch_path : "missing";
   meta["gpu_api"] = opt.gpu_api;
   if (opt.gpu_steps) meta["gpu_steps"] = *opt.gpu_steps;
   if (stage_rules) {
@@ -374,7 +447,6 @@ int run_profile(const ProfileOptions& opt) {
   }
   format::save_profile(profile, output, opt.force);
   print_summary(output, rs, run);
-  return run.exit_code;
 }
 
 }  // namespace

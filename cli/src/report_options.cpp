@@ -24,6 +24,7 @@ void add_report_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std
 }
 
 analysis::Report load_and_analyze(const ReportOptions& opt) {
+  check_report_output(opt);
   analysis::AnalysisOptions ao;
   ao.step_name = opt.step_name;
   if (opt.step_name.empty()) throw UsageError("--step-name must not be empty");
@@ -56,16 +57,25 @@ analysis::Report load_and_analyze(const ReportOptions& opt) {
   return analysis::analyze(std::move(profile), ao);  // its big tables go once the graph is built
 }
 
-void write_output(const ReportOptions& opt, const std::string& text) {
+std::vector<std::string> ReportOptions::inputs() const {
+  std::vector<std::string> in{profile, stages};
+  in.insert(in.end(), more_inputs.begin(), more_inputs.end());
+  return in;
+}
+
+void check_report_output(const ReportOptions& opt) { check_output(opt.output, opt.inputs()); }
+
+void write_output(const ReportOptions& opt, const std::string& raw) {
+  // Text for people: no control character of a name reaches the terminal (the names are
+  // escaped where they enter the report; this catches any other path, newlines kept).
+  const std::string text = opt.format == "text" ? report::terminal_text(raw, true) : raw;
   if (opt.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     return;
   }
-  std::ofstream out(opt.output, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write '" + opt.output + "'");
+  check_report_output(opt);  // again: nothing writes an output without this check
+  format::write_file(opt.output, text);
 }
 
 }  // namespace amdahl::cli

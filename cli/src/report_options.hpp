@@ -17,6 +17,10 @@ struct ReportOptions {
   std::string stages;  // rule file
   std::string warmup = "auto";
   std::string step_name = "step";
+  std::vector<std::string> more_inputs;  // diff / validate: the second profile (for check_output)
+
+  // Every file the command reads: the output may be none of them.
+  std::vector<std::string> inputs() const;
 };
 
 // Adds the shared options to `cmd` (--format takes `formats`).
@@ -26,7 +30,13 @@ void add_report_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std
 // cli::UsageError for a bad --warmup; analysis::InputError for an unreadable --stages file).
 analysis::Report load_and_analyze(const ReportOptions& opt);
 
-// Writes `text` to -o FILE or stdout. Throws std::runtime_error when the file cannot be written.
+// Refuses an -o that is an input or a directory (check_output); call it before loading.
+void check_report_output(const ReportOptions& opt);
+
+// Writes `text` to -o FILE (output_file.hpp: a temporary renamed into place; devices, FIFOs and
+// /dev/stdout in place) or stdout. Text output (--format text) has its control bytes escaped
+// (terminal_text). Throws format::OutputError when the file cannot be written: the previous
+// file, if any, is left as it was.
 void write_output(const ReportOptions& opt, const std::string& text);
 
 }  // namespace amdahl::cli

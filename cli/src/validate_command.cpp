@@ -26,6 +26,7 @@ void register_validate_command(CLI::App& app, int& exit_code) {
                   "ignore stages whose work per step changed by less than PCT percent (default 3)")
       ->check(CLI::Range(0.0, 100.0));
   cmd->callback([opt, &exit_code] {
+    opt->more_inputs = {opt->improved};
     const analysis::Report base = load_and_analyze(*opt);
     ReportOptions second = *opt;
     second.profile = opt->improved;

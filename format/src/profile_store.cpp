@@ -3,6 +3,7 @@
 // input (missing, not SQLite, truncated, not a profile, other format version) into one
 // ProfileError sentence. The schema itself is in profile_schema.cpp.
 #include "amdahl/format/profile_store.hpp"
+#include "amdahl/format/output_file.hpp"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -176,19 +177,6 @@ void write_records(const Db& db, const RecordSet& r) {
 
 // Moves the finished temporary file into place. Without `overwrite`, link() makes the refusal
 // atomic (it fails with EEXIST if `path` appeared meanwhile).
-void publish(const std::string& tmp, const std::string& path, bool overwrite) {
-  if (!overwrite) {
-    if (::link(tmp.c_str(), path.c_str()) == 0) {
-      ::unlink(tmp.c_str());
-      return;
-    }
-    if (errno == EEXIST) throw ProfileError("refusing to overwrite " + path + ": the file already exists");
-    // File systems without hard links: fall back to rename after the existence check above.
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw ProfileError("cannot write profile " + path + ": " + std::strerror(errno));
-}
-
 // ---- loading ----------------------------------------------------------------------------
 
 std::int64_t scalar(const Db& db, const char* sql) {
@@ -483,13 +471,13 @@ int check_version(const std::string& path, const std::map<std::string, std::stri
 void save_profile(const Profile& profile, const std::string& path, bool overwrite) {
   if (path.empty()) throw ProfileError("cannot write a profile to an empty file name");
   struct stat sb {};
-  if (!overwrite && ::stat(path.c_str(), &sb) == 0)
+  if (!overwrite && ::lstat(path.c_str(), &sb) == 0)  // lstat: a dangling symbolic link is there too
     throw ProfileError("refusing to overwrite " + path + ": the file already exists");
-  const std::string tmp = path + ".tmp";
-  ::unlink(tmp.c_str());
   try {
+    // A temporary of this call's own (two saves to one path never share one; output_file.hpp).
+    OutputFile out(path, false);
     {
-      Db db(tmp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+      Db db(out.write_path(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
       // The file is private until the rename: no journal, no syncs; big pages for a fast scan.
       db.exec("PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
               "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-131072;");
@@ -501,13 +489,11 @@ void save_profile(const Profile& profile, const std::string& path, bool overwrit
       db.exec(detail::kViewsSql);
       db.exec("COMMIT");
     }
-    publish(tmp, path, overwrite);
+    out.commit(overwrite);
   } catch (const SqliteError& e) {
-    ::unlink(tmp.c_str());
     throw ProfileError("cannot write profile " + path + ": " + e.what());
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
+  } catch (const OutputError& e) {
+    throw ProfileError(e.what());
   }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,12 +22,22 @@ class SqliteError : public std::runtime_error {
   int code_;
 };
 
+// SQLite's message, with the operating system's reason when there is one ("disk I/O error"
+// alone does not say that the disk is full or the file too large).
+inline std::string sqlite_message(sqlite3* db, int rc, const std::string& base) {
+  const int primary = rc & 0xff;
+  const int sys = db != nullptr ? sqlite3_system_errno(db) : 0;
+  if (sys != 0 && (primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN || primary == SQLITE_FULL))
+    return base + " (" + std::strerror(sys) + ")";
+  return base;
+}
+
 class Db {
  public:
   Db(const std::string& path, int flags) {
     const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
-      const std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+      const std::string msg = sqlite_message(db_, rc, db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
       sqlite3_close(db_);
       db_ = nullptr;
       throw SqliteError(rc, msg);
@@ -44,12 +55,12 @@ class Db {
     char* err = nullptr;
     const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
     if (rc != SQLITE_OK) {
-      std::string msg = err ? err : sqlite3_errstr(rc);
+      std::string msg = sqlite_message(db_, rc, err ? err : sqlite3_errstr(rc));
       sqlite3_free(err);
       throw SqliteError(rc, msg);
     }
   }
-  [[noreturn]] void fail(int rc) const { throw SqliteError(rc, sqlite3_errmsg(db_)); }
+  [[noreturn]] void fail(int rc) const { throw SqliteError(rc, sqlite_message(db_, rc, sqlite3_errmsg(db_))); }
 
  private:
   sqlite3* db_ = nullptr;

@@ -14,6 +14,7 @@
 #include <map>
 
 #include "collector_state.hpp"
+#include "elf_probe.hpp"
 #include "log.hpp"
 #include "proc_info.hpp"
 #include "step_window.hpp"
@@ -50,6 +51,7 @@ struct Core {
 // Never destroyed: callbacks may still arrive from other threads while the process exits.
 Core* g_core = nullptr;
 bool g_enabled = false;
+bool g_static_host = false;  // loaded into a statically linked program: off, said once
 std::atomic<std::uint32_t> g_epoch{0};
 std::atomic<bool> g_recording{false};  // a thread registered since load (or fork)
 std::atomic<std::uint32_t> g_thread_count{0};
@@ -204,6 +206,20 @@ void fork_child() noexcept {
 void at_exit_handler() { write_part(WriteKind::Exit); }
 
 __attribute__((constructor)) void collector_load() noexcept {
+  // A statically linked host loaded us with its own static dlopen: a second libc, no TLS for
+  // this library (the first record would die of SIGSEGV). Stay off, touching nothing: NVTX's
+  // calls stay its own no-ops and the program runs as it does alone.
+  if (process_linkage() == Linkage::Static) {
+    g_static_host = true;
+    char exe[512];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    detail::log_message(detail::LogLevel::Warn,
+                        "%s (pid %d) is statically linked: the collector cannot run inside it and stays off in "
+                        "this process, which runs unobserved (no ranges from it)",
+                        n > 0 ? exe : "this program", static_cast<int>(::getpid()));
+    return;
+  }
   g_core = new (std::nothrow) Core();
   if (g_core == nullptr) return;
   Core& c = core();
@@ -732,6 +748,7 @@ void count_diagnostic(std::string_view key, std::uint64_t n) noexcept {
 }
 
 bool collector_enabled() noexcept { return detail::g_enabled; }
+bool collector_refused_static_host() noexcept { return detail::g_static_host; }
 
 void register_gpu_window_hook(GpuWindowHook hook) noexcept {
   detail::g_window_hook.store(hook, std::memory_order_release);

@@ -34,6 +34,10 @@ AMDAHL_COLLECTOR_API void count_diagnostic(std::string_view key, std::uint64_t n
 // Whether the collector is recording in this process (AMDAHL_PART_DIR set and usable).
 AMDAHL_COLLECTOR_API bool collector_enabled() noexcept;
 
+// Whether the collector found itself loaded into a statically linked program and stayed off
+// (elf_probe.hpp; said once on stderr). Not exported.
+bool collector_refused_static_host() noexcept;
+
 // A hook run when the part is about to be written (at exit, or on an explicit flush): it
 // appends its records (GPU ops, API calls, syncs, event records, devices) to `out`, interning
 // names through intern() above (the core fills out.strings from the table after all hooks

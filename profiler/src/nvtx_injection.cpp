@@ -229,6 +229,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     NvtxGetExportTableFunc_t get_export_table) {
   using namespace amdahl::profiler::detail;
   try {
+    // A static host: the constructor said so and stays off; NVTX keeps its own no-ops.
+    if (amdahl::profiler::collector_refused_static_host()) return 1;
     if (!amdahl::profiler::collector_enabled()) {
       // Leave the tables alone: NVTX turns every call into its own no-op, the cheapest path.
       if (!g_warned_disabled.exchange(true)) {

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "amdahl/report/escape.hpp"
+
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/report.hpp"
 
@@ -37,7 +39,9 @@ struct Window {
   }
 };
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& j) {
+  return json_terminal_safe(j.dump(-1, ' ', false, json::error_handler_t::replace));  // --chrome /dev/stdout
+}
 
 double us(std::int64_t t, std::int64_t t0) { return static_cast<double>(std::max<std::int64_t>(0, t - t0)) / 1000.0; }
 

@@ -458,8 +458,31 @@ std::string read_maybe_gzip(const std::string& path) {
   return data;
 }
 
+void check_json_depth(std::string_view text, const std::string& source) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;  // the escaped character cannot end the string
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError("'" + source + "' nests JSON arrays/objects deeper than " + std::to_string(kMaxJsonDepth) +
+                         " levels (at byte " + std::to_string(i) + "); a PyTorch profiler trace needs fewer than 10");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 format::Profile import_kineto_json(std::string_view text, const std::string& source,
                                    const KinetoImportOptions& options, KinetoImportStats* stats_out) {
+  // Bounded before parsing: the JSON library copies, compares and prints values recursively,
+  // so a few hundred kilobytes of brackets would otherwise exhaust the stack.
+  check_json_depth(text, source);
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) throw InputError("'" + source + "' is not valid JSON (expected a PyTorch profiler trace)");
   const json* events = nullptr;
@@ -483,7 +506,9 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
     ++st.events;
     const std::string ph = str_of(e, "ph");
     const std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
-    const json args = e.contains("args") ? e["args"] : json::object();
+    static const json kNoArgs = json::object();
+    const auto args_it = e.find("args");
+    const json& args = args_it != e.end() ? *args_it : kNoArgs;  // a reference: no copy of big args
     const auto pid = static_cast<std::uint32_t>(e.contains("pid") ? id_of(e["pid"]) : 0);
     const std::uint64_t tid = e.contains("tid") ? id_of(e["tid"]) : 0;
     if (ph == "M") {

@@ -6,10 +6,15 @@
 //   ranges          NVTX: two `step` ranges in domain amdahl with an `h2d` range nested in
 //                   each, a `produce` mark with payload 7, then forks a child that pushes one
 //                   `child_work` range; waits for it and exits 5
+//   signals FILE S  counts SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2; writes FILE.ready once its
+//                   handlers are in place; on the first SIGINT/SIGTERM shuts down "gracefully"
+//                   (0.5 s, during which a second one is counted too), or ends after S seconds;
+//                   writes "int=I term=T hup=H usr1=A usr2=B" to FILE and exits with I + T
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -77,6 +82,31 @@ int env(const char* file) {
   return 0;
 }
 
+std::atomic<int> g_counts[65];
+void count_signal(int sig) { g_counts[sig].fetch_add(1); }
+
+int signals(const std::string& file, double max_seconds) {
+  struct sigaction sa {};
+  sa.sa_handler = count_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::sigaction(sig, &sa, nullptr);
+  if (std::FILE* f = std::fopen((file + ".ready").c_str(), "w")) std::fclose(f);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  double stop_at = max_seconds;
+  while (elapsed() < stop_at) {
+    if (stop_at == max_seconds && g_counts[SIGINT] + g_counts[SIGTERM] > 0) stop_at = elapsed() + 0.5;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::FILE* f = std::fopen(file.c_str(), "w");
+  if (!f) return 98;
+  std::fprintf(f, "int=%d term=%d hup=%d usr1=%d usr2=%d", g_counts[SIGINT].load(),
+               g_counts[SIGTERM].load(), g_counts[SIGHUP].load(),
+               g_counts[SIGUSR1].load(), g_counts[SIGUSR2].load());
+  std::fclose(f);
+  return g_counts[SIGINT] + g_counts[SIGTERM];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,5 +125,6 @@ int main(int argc, char** argv) {
   }
   if (mode == "env" && argc > 2) return env(argv[2]);
   if (mode == "ranges") return ranges();
+  if (mode == "signals" && argc > 3) return signals(argv[2], std::atof(argv[3]));
   return 64;
 }

@@ -141,6 +141,43 @@ TEST_CASE("kineto import: bad inputs are InputError with the file named") {
   CHECK(p.records.ranges[0].end_ns == 12'750);
 }
 
+// Issue 18, crashes: args nested 1 000 000 deep (2 MB) killed `amdahl import` with SIGSEGV (the
+// JSON library copies recursively). The depth is checked before parsing: an InputError naming
+// the limit, whatever the nesting is made of; strings holding brackets do not count.
+TEST_CASE("kineto import: JSON nested past the depth limit is an InputError, not a crash") {
+  const std::string head =
+      "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step\",\"pid\":1,\"tid\":1,"
+      "\"ts\":1,\"dur\":5,\"args\":";
+  const std::size_t deep = 1'000'000;
+  for (const auto& [open, close] : {std::pair<std::string, std::string>{"[", "]"}, {"{\"a\":", "}"}}) {
+    std::string text = head;
+    for (std::size_t i = 0; i < deep; ++i) text += open;
+    text += "1";
+    for (std::size_t i = 0; i < deep; ++i) text += close;
+    text += "}]}";
+    try {
+      report::import_kineto_json(text, "deep.json");
+      FAIL("expected an InputError");
+    } catch (const analysis::InputError& e) {
+      CHECK(std::string(e.what()).find("deep.json") != std::string::npos);
+      CHECK(std::string(e.what()).find("deeper than " + std::to_string(report::kMaxJsonDepth)) != std::string::npos);
+    }
+  }
+  // At the limit it imports; brackets inside strings (and escaped quotes) are not nesting.
+  std::string ok = head;
+  const std::size_t room = report::kMaxJsonDepth - 3;  // the document, traceEvents, the event
+  for (std::size_t i = 0; i < room; ++i) ok += "[";
+  for (std::size_t i = 0; i < room; ++i) ok += "]";
+  ok += "},{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"[[[[\\\"{{{{\",\"ts\":1,\"dur\":1}]}";
+  const auto p = report::import_kineto_json(ok, "limit.json");
+  CHECK(p.records.ranges.size() == 2);
+  std::string over = head;
+  for (std::size_t i = 0; i <= room; ++i) over += "[";
+  for (std::size_t i = 0; i <= room; ++i) over += "]";
+  over += "}]}";
+  CHECK_THROWS_AS(report::import_kineto_json(over, "over.json"), analysis::InputError);
+}
+
 // A real torch.profiler trace (CPU + CUDA activities) of scripts/make_kineto_trace.py, made on
 // the H200 on 2026-12-02 by scripts/bench_kineto.sh (cpu_op and flow events and bulky args
 // removed; the importer keeps neither). amdahl's own profile of the same program in the same

@@ -53,7 +53,7 @@ TEST_CASE("render_markdown: escaped cells, one row per stage") {
   const std::string m = report::render_markdown(report);
   CHECK(m.find("&lt;script&gt;") != std::string::npos);
   CHECK(m.find("<script") == std::string::npos);
-  CHECK(m.find("bad name") != std::string::npos);  // the newline became a space
+  CHECK(m.find("bad\\\\x0aname\\\\x01\\\\x7f") != std::string::npos);  // shown as bad\x0aname\x01\x7f (issue 18)
   CHECK(m.find("\\|\\*") != std::string::npos);    // | and * escaped
   CHECK(m.find("| disk\\_io |") != std::string::npos);
   // Every row of the stage table has as many unescaped pipes as its header (9).

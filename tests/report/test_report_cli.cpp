@@ -173,6 +173,26 @@ TEST_CASE("import a DataLoader training trace, then report it as JSON") {
   CHECK(w["simulated_speedup"].get<double>() > 2.0);
 }
 
+// Issue 18, crashes: a 1.2 MB trace whose args nest 200 000 deep killed `amdahl import` with
+// SIGSEGV. Now one error line naming the limit, exit 2, no output file.
+TEST_CASE("import: a trace nested past the depth limit is refused with one line, not a crash") {
+  Dir d;
+  const std::string deep = d.p("deep.json");
+  {
+    std::ofstream f(deep);
+    f << "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step\",\"ts\":1,\"dur\":5,\"args\":";
+    for (int i = 0; i < 200'000; ++i) f << "{\"a\":";
+    f << "1";
+    for (int i = 0; i < 200'000; ++i) f << "}";
+    f << "}]}";
+  }
+  const auto r = run_amdahl("import " + deep + " -o " + d.p("deep.amdahl"));
+  CHECK(r.rc == 2);
+  CHECK(one_error_line(r));
+  CHECK(r.err.find("deeper than 64 levels") != std::string::npos);
+  CHECK(!fs::exists(d.p("deep.amdahl")));
+}
+
 TEST_CASE("diff two runs") {
   Dir d;
   auto r = run_amdahl("diff " + d.run + " " + d.faster);

@@ -10,6 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <atomic>
+#include <thread>
+#include <vector>
 
 #include "amdahl/format/profile_store.hpp"
 
@@ -277,6 +280,75 @@ TEST_CASE("save refuses to overwrite unless asked, and leaves no temporary file"
   CHECK(load_profile(path).meta.at("host") == "node-2");
   CHECK_FALSE(fs::exists(path + ".tmp"));
   CHECK_THROWS_AS(save_profile(p, t.file("no-such-dir/run.amdahl"), false), ProfileError);
+}
+
+// Issue 18, concurrent runs: every save used `<out>.tmp`, removing whatever was there first, so
+// two saves to one output shared one temporary (one reported success while the file held the
+// other's data, or 0 bytes) and a save deleted an unrelated `<out>.tmp`. Now each save has a
+// temporary of its own (mkstemp next to the output) and renames it when complete.
+TEST_CASE("concurrent saves to one path: each has its own temporary; the file is one whole profile") {
+  TempDir t;
+  const std::string path = t.file("run.amdahl");
+  write_bytes(path + ".tmp", "someone else's file");
+  write_bytes(path + ".tmp-ABCDEF", "someone else's too");
+  constexpr int kWriters = 6;
+  std::vector<Profile> profiles(kWriters, sample_profile());
+  for (int i = 0; i < kWriters; ++i) profiles[i].meta["writer"] = std::to_string(i);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(kWriters);
+    for (int i = 0; i < kWriters; ++i)
+      threads.emplace_back([&, i] {
+        try {
+          save_profile(profiles[i], path, true);
+        } catch (const std::exception& e) {
+          errors[i] = e.what();
+        }
+      });
+    for (auto& th : threads) th.join();
+    for (const auto& e : errors) CHECK(e.empty());
+    const Profile back = load_profile(path);
+    const int writer = std::stoi(back.meta.at("writer"));
+    CHECK(writer >= 0);
+    CHECK(writer < kWriters);
+    CHECK(back.records.ranges.size() == 3);
+  }
+  CHECK(slurp(path + ".tmp") == "someone else's file");
+  CHECK(slurp(path + ".tmp-ABCDEF") == "someone else's too");
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(t.dir)) {
+    (void)e;
+    ++files;
+  }
+  CHECK(files == 3);  // the profile and the two files that were there: no temporary left
+  // Without overwrite, one of several concurrent saves wins and the others are refused.
+  const std::string once = t.file("once.amdahl");
+  std::atomic<int> saved{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kWriters; ++i)
+    threads.emplace_back([&, i] {
+      try {
+        save_profile(profiles[i], once, false);
+        ++saved;
+      } catch (const ProfileError& e) {
+        if (std::string(e.what()).find("refusing to overwrite") != std::string::npos) ++refused;
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(saved == 1);
+  CHECK(refused == kWriters - 1);
+  CHECK(load_profile(once).records.ranges.size() == 3);
+}
+
+TEST_CASE("a profile is written only to a regular file; a directory is named as one") {
+  TempDir t;
+  const Profile p = sample_profile();
+  CHECK_THROWS_WITH_AS(save_profile(p, t.dir.string(), true), doctest::Contains("is a directory"), ProfileError);
+  CHECK_THROWS_WITH_AS(save_profile(p, "/dev/null", true), doctest::Contains("not a regular file"), ProfileError);
+  // A dangling symbolic link is an existing file for the refusal to overwrite.
+  fs::create_symlink(t.file("nowhere/x"), t.file("link.amdahl"));
+  CHECK_THROWS_WITH_AS(save_profile(p, t.file("link.amdahl"), false), doctest::Contains("refusing to overwrite"),
+                       ProfileError);
 }
 
 TEST_CASE("bad input gives one clear ProfileError") {

@@ -42,6 +42,16 @@ inline constexpr std::string_view kImportStepPrefix = "amdahl_step#";
 // The rules written to meta 'stage_rules' (syntax: docs/analysis.md).
 const std::string& kineto_stage_rules();
 
+// The deepest nesting of JSON arrays and objects a trace may have (a Kineto trace has at most
+// 6: the document, traceEvents, an event, its args, an argument's list of shapes, a shape).
+// Deeper input is refused with an InputError before it is parsed (the JSON library recurses
+// over depth when it copies a value: 200 000 levels overflowed an 8 MB stack).
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
+// Throws analysis::InputError when `text` nests arrays/objects deeper than kMaxJsonDepth.
+// One pass over the bytes, strings skipped; says nothing else about the text's validity.
+void check_json_depth(std::string_view text, const std::string& source);
+
 // Reads a file, gunzipping it when it is gzip-compressed. Throws analysis::InputError.
 std::string read_maybe_gzip(const std::string& path);
 
