@@ -323,6 +323,7 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
   r.fill_steps = sel.fill_steps;
   r.drain_steps = sel.drain_steps;
   r.cpu = measure_cpu_use(tl, sel.driving_lane, sel.window);
+  r.stage_mapping = stage_mapping(rs, rules);
   const Lane& drv = tl.lanes[sel.driving_lane];
   r.driving_pid = drv.pid;
   r.driving_tid = drv.tid;

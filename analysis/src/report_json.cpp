@@ -125,6 +125,16 @@ nlohmann::json report_to_json(const Report& r) {
   gpu["busy_by_stage"] = std::move(by_stage);
   gpu["launch_delay"] = stats_json(r.gpu.launch_delay_ns.summary());
   j["gpu"] = std::move(gpu);
+  {
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.stage_mapping.size() && i < 200; ++i) {
+      const StageMappingRow& m = r.stage_mapping[i];
+      rows.push_back({{"domain", m.domain}, {"name", m.name}, {"target", m.target}, {"rule", m.rule},
+                      {"pattern", m.pattern}, {"ranges", m.ranges}, {"total_ns", m.total_ns}});
+    }
+    j["stage_mapping"] = std::move(rows);
+    j["stage_mapping_names"] = r.stage_mapping.size();
+  }
   if (r.cpu.known) {
     nlohmann::json rows = nlohmann::json::array();
     for (const StageCpu& c : r.cpu.stages)

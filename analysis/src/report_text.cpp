@@ -76,6 +76,26 @@ std::string report_to_text(const Report& r, bool with_notes) {
                   r.step_ns.mean / 1e6, r.step_ns.median / 1e6, r.step_ns.p95 / 1e6, r.step_ns.stddev / 1e6);
     out += buf;
   }
+  {
+    // Names a rule sent to a stage, step or wait (domain `amdahl` names stand for themselves).
+    std::vector<const StageMappingRow*> mapped;
+    std::size_t more = 0;
+    for (const StageMappingRow& m : r.stage_mapping) {
+      if (m.rule == "domain amdahl" || m.target == "ignore") continue;
+      if (mapped.size() < 8) mapped.push_back(&m);
+      else ++more;
+    }
+    if (!mapped.empty()) {
+      out += "\nstage mapping (range names a rule sent to a stage; `amdahl stages` lists every name):\n";
+      for (const StageMappingRow* m : mapped) {
+        std::snprintf(buf, sizeof buf, "  %-40.40s -> %-16s %10.1f ms  %zu ranges  (%s)\n",
+                      (m->domain.empty() ? m->name : m->domain + "::" + m->name).c_str(), m->target.c_str(),
+                      m->total_ns / 1e6, m->ranges, m->rule.c_str());
+        out += buf;
+      }
+      if (more > 0) out += "  ... " + std::to_string(more) + " more\n";
+    }
+  }
   if (r.cpu.known) {
     out += "\nCPU (clocks read at each stage range's push and pop):";
     if (r.cpu.cpus_allowed > 0) {

@@ -65,5 +65,6 @@ void register_export_command(CLI::App& app, int& exit_code);    // export_comman
 void register_import_command(CLI::App& app, int& exit_code);    // import_command.cpp
 void register_diff_command(CLI::App& app, int& exit_code);      // diff_command.cpp
 void register_validate_command(CLI::App& app, int& exit_code);  // validate_command.cpp
+void register_stages_command(CLI::App& app, int& exit_code);    // stages_command.cpp
 
 }  // namespace amdahl::cli

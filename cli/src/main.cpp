@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   amdahl::cli::register_import_command(app, exit_code);
   amdahl::cli::register_diff_command(app, exit_code);
   amdahl::cli::register_validate_command(app, exit_code);
+  amdahl::cli::register_stages_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

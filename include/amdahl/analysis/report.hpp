@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "amdahl/analysis/cpu_use.hpp"
+#include "amdahl/analysis/stage_mapping.hpp"
 #include "amdahl/analysis/attribution.hpp"
 #include "amdahl/analysis/gpu_attribution.hpp"
 #include "amdahl/analysis/path_explanation.hpp"
@@ -61,6 +62,7 @@ struct Report {
   std::size_t fill_steps = 0;   // of warmup: the input pipeline's fill (steps.hpp, pipeline_edges)
   std::size_t drain_steps = 0;  // trailing steps excluded: the pipeline's drain
   CpuUse cpu;                   // the host stages' CPU use in the window (cpu_use.hpp)
+  std::vector<StageMappingRow> stage_mapping;  // which range names went to which stage (stage_mapping.hpp)
   std::string step_name;
   std::uint32_t driving_pid = 0;
   std::uint64_t driving_tid = 0;
