@@ -152,10 +152,10 @@ std::string render_gpu_only_markdown(const analysis::GpuOnlyReport& r, const std
 }
 
 std::string render_gpu_only_csv(const analysis::GpuOnlyReport& r) {
-  std::string c = "kernel,count,total_ns,share_of_kernel_time\n";
+  std::string c = "kernel,count,total_ns,share_of_kernel_time\r\n";
   for (const auto& k : r.top_kernels) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, ",%zu,%" PRId64 ",%.6f\n", k.count, k.total_ns, share(k.total_ns, r.kernel_ns));
+    std::snprintf(buf, sizeof buf, ",%zu,%" PRId64 ",%.6f\r\n", k.count, k.total_ns, share(k.total_ns, r.kernel_ns));
     c += csv_cell(k.name) + buf;
   }
   return c;

@@ -226,7 +226,7 @@ TEST_CASE("report --format html|markdown|csv: the GPU-only report") {
   CHECK(r.out.find("Top kernels by time") != std::string::npos);
   r = run_amdahl("report " + d.launch + " --format csv");
   CHECK(r.rc == 0);
-  CHECK(r.out.rfind("kernel,count,total_ns,share_of_kernel_time\n", 0) == 0);
+  CHECK(r.out.rfind("kernel,count,total_ns,share_of_kernel_time\r\n", 0) == 0);
   CHECK(r.out.find("sgemm_128x64<float>,100,3000000,") != std::string::npos);
 }
 

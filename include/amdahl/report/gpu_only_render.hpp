@@ -11,7 +11,7 @@ namespace amdahl::report {
 // One self-contained page (no script, no external resource); `source` is the profile's path.
 std::string render_gpu_only_html(const analysis::GpuOnlyReport& report, const std::string& source = {});
 std::string render_gpu_only_markdown(const analysis::GpuOnlyReport& report, const std::string& source = {});
-// Header `kernel,count,total_ns,share_of_kernel_time`, one row per top kernel.
+// CSV (RFC 4180, CRLF): header `kernel,count,total_ns,share_of_kernel_time`, one row per top kernel.
 std::string render_gpu_only_csv(const analysis::GpuOnlyReport& report);
 
 }  // namespace amdahl::report
