@@ -258,6 +258,16 @@ def check_auto(amdahl, work, base_args):
     check(run.returncode == 0 and "cannot annotate PyTorch: -I (isolated mode) ignores PYTHONPATH" in run.stderr,
           "python -I: one line says why not (%s)" % run.stderr.strip()[:300])
     check(meta_of(prof).get("torch", "").startswith("unavailable: -I"), "python -I: meta torch = unavailable")
+    blocked = [([sys.executable, "-E", "-c", "pass"], "-E ignores PYTHONPATH"),
+               ([sys.executable, "-uS", "-c", "pass"], "-S skips sitecustomize"),
+               (["/usr/bin/env", "-i", sys.executable, "-c", "pass"], "env -i clears the environment")]
+    for cmd, why in blocked:
+        if cmd[0] == "/usr/bin/env" and not os.access(cmd[0], os.X_OK):
+            continue
+        run = subprocess.run([amdahl, "profile", "-o", prof, "--force", "--"] + cmd,
+                             capture_output=True, text=True, env=env_with(FAKE), cwd=work)
+        check(run.returncode == 0 and "cannot annotate PyTorch: " + why in run.stderr,
+              "%s: one line says why not" % " ".join(cmd[-4:]))
 
     # A copy of amdahl whose share/amdahl/python is missing (its lib/ is the build's).
     copy = os.path.join(work, "nopkg")
