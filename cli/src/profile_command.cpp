@@ -282,6 +282,7 @@ void print_torch_summary(const RecordSet& rs) {
 
 int run_profile(const ProfileOptions& opt) {
   if (opt.command.empty()) throw UsageError("no command to profile: amdahl profile [-o FILE] -- COMMAND ARGS...");
+  if (opt.torch && opt.no_torch) throw UsageError("--torch and --no-torch exclude each other");
   const std::string output = opt.output.empty() ? default_output(opt.command.front()) : opt.output;
 
   // Everything that can be refused is refused before the command runs.
@@ -332,7 +333,6 @@ int run_profile(const ProfileOptions& opt) {
   if (fs::exists(cupti, ec)) env_set["CUDA_INJECTION64_PATH"] = cupti.string();
   // PyTorch annotation: asked for (--torch), or automatic for a Python command (docs/torch.md,
   // "Python commands"); amdahl_torch's hooks are placed only if the script imports torch.
-  if (opt.torch && opt.no_torch) throw UsageError("--torch and --no-torch exclude each other");
   const char* path_env = std::getenv("PATH");
   const PythonCommand py = detect_python_command(opt.command, path_env ? path_env : "");
   const bool auto_torch = !opt.torch && !opt.no_torch && py.python;
