@@ -179,7 +179,7 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
       }
     }
     if (best == tl.lanes.size())
-      throw InputError("the profile has no step ranges and no stage ranges: nothing to analyse "
+      throw NoRangesError("the profile has no step ranges and no stage ranges: nothing to analyse "
                        "(annotate stages with NVTX ranges, see docs/analysis.md)");
     sel.driving_lane = best;
     sel.window = {tl.lanes[best].first_ns, tl.lanes[best].last_ns};

@@ -1,4 +1,4 @@
-// `amdahl profile [-o FILE] [--force] [--stages FILE] [--torch] -- COMMAND ARGS...`: runs the command with
+// `amdahl profile [-o FILE] [--force] [--stages FILE] [--torch|--no-torch] -- COMMAND ARGS...`: runs the command with
 // the collector injected (launcher.cpp), reads and merges the per-process parts it left in a
 // private temporary directory, fills the profile's meta, saves the .amdahl file and prints a
 // short summary. Exit code: the command's own (128+N when it died of signal N).
@@ -28,6 +28,7 @@
 #include "commands.hpp"
 #include "elf_probe.hpp"
 #include "launcher.hpp"
+#include "python_command.hpp"
 #include "step_window.hpp"
 
 namespace amdahl::cli {
@@ -42,6 +43,7 @@ struct ProfileOptions {
   bool force = false;
   std::string stages;
   bool torch = false;  // --torch: annotate a PyTorch script through amdahl_torch (docs/torch.md)
+  bool no_torch = false;  // --no-torch: not even for a Python command (where it is on by default)
   std::string gpu_api = "launch";  // --gpu-api: which CUDA API calls get a record (docs/cupti.md)
   std::optional<std::string> gpu_steps;  // --gpu-steps FROM:TO: CUPTI collects during these steps only
   std::vector<std::string> command;
@@ -283,6 +285,21 @@ void print_summary(const std::string& output, const RecordSet& rs, const LaunchR
                  seconds(run.end_ns - run.start_ns).c_str(), run.exit_code);
 }
 
+// Whether amdahl_torch annotated anything: its `torch.annotations:<route>` mark, once per
+// process that imported torch.
+void print_torch_summary(const RecordSet& rs) {
+  std::vector<std::uint32_t> pids;
+  for (const auto& m : rs.marks)
+    if (rs.str(m.name).rfind("torch.annotations:", 0) == 0) pids.push_back(m.pid);
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  if (pids.empty())
+    std::fprintf(stderr, "amdahl:   PyTorch annotations: none recorded (torch was not imported, or no NVTX route: "
+                         "AMDAHL_TORCH_VERBOSE=1 says why)\n");
+  else
+    std::fprintf(stderr, "amdahl:   PyTorch annotations: on in %zu process(es)\n", pids.size());
+}
+
 // What run_profile learnt before the command ran, for the profile's diagnostics and meta.
 struct RunSetup {
   std::string output;
@@ -294,12 +311,15 @@ struct RunSetup {
   std::string torch_path;       // PYTHONPATH given with --torch
   std::optional<std::string> stage_rules;
   std::string exit_hook = "off";  // the preloaded exit hook library, or "off"
+  std::string torch_meta;         // meta "torch": PYTHONPATH, "missing", "off", "unavailable: ..."
+  bool want_torch = false;        // --torch, or automatic for a Python command
 };
 
 void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir);
 
 int run_profile(const ProfileOptions& opt) {
   if (opt.command.empty()) throw UsageError("no command to profile: amdahl profile [-o FILE] -- COMMAND ARGS...");
+  if (opt.torch && opt.no_torch) throw UsageError("--torch and --no-torch exclude each other");
   const std::string output = opt.output.empty() ? default_output(opt.command.front()) : opt.output;
 
   // Everything that can be refused is refused before the command runs.
@@ -354,10 +374,29 @@ int run_profile(const ProfileOptions& opt) {
     env_set["LD_PRELOAD"] = exit_hook.string() + (old && *old ? ":" + std::string(old) : std::string());
   }
   if (fs::exists(cupti, ec)) env_set["CUDA_INJECTION64_PATH"] = cupti.string();
-  const bool torch_ok = opt.torch && add_torch_env(env_set);
-  if (opt.torch && !torch_ok)
-    std::fprintf(stderr, "amdahl: warning: --torch: the amdahl_torch package (share/amdahl/python next to the "
-                         "amdahl binary) is missing; the script runs unannotated\n");
+  // PyTorch annotation: asked for (--torch), or automatic for a Python command (docs/torch.md,
+  // "Python commands"); amdahl_torch's hooks are placed only if the script imports torch.
+  const char* path_env = std::getenv("PATH");
+  const PythonCommand py = detect_python_command(opt.command, path_env ? path_env : "");
+  const bool auto_torch = !opt.torch && !opt.no_torch && py.python;
+  const bool want_torch = opt.torch || auto_torch;
+  std::string torch_meta = opt.no_torch ? "off" : "";
+  bool torch_ok = false;
+  if (want_torch && !py.blocked.empty()) {
+    torch_meta = "unavailable: " + py.blocked;
+    std::fprintf(stderr, "amdahl: %s: %s: cannot annotate PyTorch: %s; the script runs unannotated\n",
+                 opt.torch ? "warning" : "note", py.what.c_str(), py.blocked.c_str());
+  } else if (want_torch) {
+    torch_ok = add_torch_env(env_set);
+    torch_meta = torch_ok ? env_set["PYTHONPATH"] : "missing";
+    if (!torch_ok)
+      std::fprintf(stderr, "amdahl: %s: %s: cannot annotate PyTorch: the amdahl_torch package (share/amdahl/python "
+                           "next to the amdahl binary) is missing; the script runs unannotated\n",
+                   opt.torch ? "warning" : "note", opt.torch ? "--torch" : py.what.c_str());
+    else if (auto_torch)
+      std::fprintf(stderr, "amdahl: %s: PyTorch annotation on, placed if the script imports torch (--no-torch "
+                           "turns it off; docs/torch.md)\n", py.what.c_str());
+  }
   // Keep NVLink multicast off (these machines must not use it) unless the user decided.
   const std::map<std::string, std::string> env_default{
       {"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}, {"NVSHMEM_DISABLE_NVLS", "1"}};
@@ -385,6 +424,8 @@ int run_profile(const ProfileOptions& opt) {
                    env_set.count("PYTHONPATH") ? env_set.at("PYTHONPATH") : std::string(),
                    stage_rules};
     if (env_set.count("LD_PRELOAD")) setup.exit_hook = exit_hook.string();
+    setup.torch_meta = torch_meta;
+    setup.want_torch = want_torch;
     save_run(opt, setup, run, parts_dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "amdahl: error: no profile written: %s (the command exited with code %d, passed on)\n",
@@ -396,7 +437,7 @@ int run_profile(const ProfileOptions& opt) {
 // Merges the parts, fills meta, saves the profile and prints the summary.
 void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir) {
   const std::string& output = setup.output;
-  const bool have_collector = setup.have_collector, torch_ok = setup.torch_ok;
+  const bool have_collector = setup.have_collector;
   const fs::path& collector = setup.collector;
   const std::optional<std::string>& stage_rules = setup.stage_rules;
   std::error_code ec;
@@ -419,8 +460,10 @@ void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResu
                          (run.signal ? "; it died of signal " + std::to_string(run.signal) + " before writing one"
                                      : "; the collector was not loaded (no NVTX use, or a static binary?)")});
   }
-  if (opt.torch && !torch_ok)
-    diags.push_back({0, "launcher.no_torch_package", 1, "--torch: share/amdahl/python/sitecustomize.py not found"});
+  if (setup.torch_meta == "missing")
+    diags.push_back({0, "launcher.no_torch_package", 1,
+                     std::string(opt.torch ? "--torch" : "PyTorch annotation") +
+                         ": share/amdahl/python/sitecustomize.py not found"});
   for (const Diag& d : diags) rs.diagnostics.push_back({d.pid, intern(rs, d.key), d.count, intern(rs, d.detail)});
 
   auto& meta = profile.meta;
@@ -438,7 +481,8 @@ void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResu
   meta["cwd"] = fs::current_path(ec).string();
   if (have_collector) meta["collector"] = collector.string();
   meta["exit_hook"] = setup.exit_hook;
-  if (opt.torch) meta["torch"] = torch_ok ? setup.torch_path : "missing";
+  if (!setup.torch_meta.empty()) meta["torch"] = setup.torch_meta;
+  if (setup.want_torch) meta["torch_enabled_by"] = opt.torch ? "--torch" : "python command";
   meta["gpu_api"] = opt.gpu_api;
   if (opt.gpu_steps) meta["gpu_steps"] = *opt.gpu_steps;
   if (stage_rules) {
@@ -447,6 +491,7 @@ void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResu
   }
   format::save_profile(profile, output, opt.force);
   print_summary(output, rs, run);
+  if (setup.torch_ok) print_torch_summary(rs);
 }
 
 }  // namespace
@@ -462,7 +507,9 @@ void register_profile_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   sub->add_flag("--torch", opt->torch,
                 "Annotate a PyTorch script unchanged: DataLoader waits/workers, copies, forward/backward/"
-                "optimizer, one step per optimizer step (docs/torch.md)");
+                "optimizer, one step per optimizer step (docs/torch.md). On by default when COMMAND is a Python "
+                "interpreter, launcher (torchrun, accelerate, deepspeed) or script");
+  sub->add_flag("--no-torch", opt->no_torch, "Do not annotate PyTorch, not even for a Python command");
   sub->add_option("--gpu-api", opt->gpu_api,
                   "CUDA API calls that get a record: launch (default: launches, copies, sets, syncs, "
                   "stream/event order), all (every call; slowest), none (GPU ops only, not linked to stages)");

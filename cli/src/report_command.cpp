@@ -1,20 +1,51 @@
 // `amdahl report run.amdahl [--format text|json|html|markdown|csv] [-o FILE] [--stages FILE] [--warmup N]
 // [--step-name NAME]`: the stage breakdown of a profile.
 #include <memory>
+#include <optional>
+#include <string>
 
+#include "amdahl/analysis/errors.hpp"
+#include "amdahl/analysis/gpu_only.hpp"
 #include "amdahl/analysis/whatif.hpp"
+#include "amdahl/format/profile_store.hpp"
+#include "amdahl/report/gpu_only_render.hpp"
 #include "amdahl/report/renderers.hpp"
 #include "commands.hpp"
 #include "report_options.hpp"
 
 namespace amdahl::cli {
+namespace {
+
+// A profile with GPU records and no step or stage ranges: the GPU-only report (issue 19;
+// analysis/gpu_only.hpp). Without GPU records either, the analysis's error stands (exit 2).
+void gpu_only_report(const ReportOptions& opt, const analysis::NoRangesError& error) {
+  const format::Profile profile = format::load_profile(opt.profile);
+  if (!analysis::has_gpu_ops(profile))
+    throw analysis::InputError(std::string(error.what()) + "; it has no GPU records either");
+  const analysis::GpuOnlyReport r = analysis::summarize_gpu_only(profile);
+  if (opt.format == "json") write_output(opt, json_text(analysis::gpu_only_to_json(r)));
+  else if (opt.format == "html") write_output(opt, report::render_gpu_only_html(r, opt.profile));
+  else if (opt.format == "markdown") write_output(opt, report::render_gpu_only_markdown(r, opt.profile));
+  else if (opt.format == "csv") write_output(opt, report::render_gpu_only_csv(r));
+  else write_output(opt, analysis::gpu_only_to_text(r));
+}
+
+}  // namespace
 
 void register_report_command(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("report", "stage breakdown of a profile: exposed/hidden time, Amdahl projections");
   add_report_options(*cmd, *opt, {"text", "json", "html", "markdown", "csv"});
   cmd->callback([opt, &exit_code] {
-    const analysis::Report report = load_and_analyze(*opt);
+    std::optional<analysis::Report> loaded;
+    try {
+      loaded.emplace(load_and_analyze(*opt));
+    } catch (const analysis::NoRangesError& e) {
+      gpu_only_report(*opt, e);
+      exit_code = 0;
+      return;
+    }
+    const analysis::Report& report = *loaded;
     if (opt->format == "html" || opt->format == "markdown" || opt->format == "csv") {  // amdahl_render
       const report::RenderOptions ro{opt->profile};
       write_output(*opt, opt->format == "csv" ? report::render_csv_steps(report)

@@ -1,5 +1,6 @@
-# sitecustomize for `amdahl profile --torch`: enables amdahl_torch's import hook (torch is
-# annotated when the script imports it), then runs the sitecustomize this one shadows, if any.
+# sitecustomize for `amdahl profile` (--torch; on by default for Python commands): enables
+# amdahl_torch's import hook (torch is annotated when the script imports it), then runs the
+# sitecustomize this one shadows, if any.
 # Set AMDAHL_TORCH=0 to disable the annotations while keeping this directory on PYTHONPATH.
 import os
 import sys

@@ -7,6 +7,7 @@
 # when amdahl, the collector or the `nvtx` Python package is missing.
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -78,6 +79,7 @@ def main():
             continue
         check_profile(name, prof, opt_steps, workers, extra)
         check_report(amdahl, name, prof, workers)
+    check_auto(amdahl, work, base_args)
     check_workers_whatif(amdahl, work)
     if failures:
         print("%d check(s) failed" % len(failures))
@@ -178,6 +180,106 @@ def check_report(amdahl, name, prof, workers):
     exposed = {s["name"]: s["fraction"] for s in rep["stages"]}
     print("     %s: steps %d/%d, exposed %s" % (name, rep["steps"], rep["total_steps"],
           ", ".join("%s %.2f" % kv for kv in sorted(exposed.items()))))
+
+
+def meta_of(prof):
+    db = sqlite3.connect(prof)
+    return dict(db.execute("SELECT key, value FROM meta").fetchall())
+
+
+def amdahl_ranges(prof):
+    db = sqlite3.connect(prof)
+    return Counter(r[0] for r in db.execute("SELECT name FROM ranges_named WHERE domain='amdahl'"))
+
+
+def check_auto(amdahl, work, base_args):
+    # Issue 19, item 1: a Python command with no flag is annotated (one line says so); through
+    # /usr/bin/env, `python -m`, a #! script and a launcher named torchrun too; --no-torch turns
+    # it off; where it cannot (python -I, the package missing) one line says why.
+    print("== case auto")
+    args = base_args + ["--workers", "0", "--break-after", "3"]
+    shutil.copy(SCRIPT, os.path.join(work, "train_fake_mod.py"))
+    exec_script = os.path.join(work, "train_fake_exec.py")  # its #! line is /usr/bin/env python3
+    shutil.copy(SCRIPT, exec_script)
+    os.chmod(exec_script, 0o755)
+    bindir = os.path.join(work, "bin")
+    os.makedirs(bindir, exist_ok=True)
+    launcher = os.path.join(bindir, "torchrun")  # a stand-in launcher: a Python script that runs the next one
+    with open(launcher, "w") as f:
+        f.write("#!/usr/bin/env python3\nimport runpy, sys\nsys.argv = sys.argv[1:]\n"
+                "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    os.chmod(launcher, 0o755)
+    env = env_with(FAKE)
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    variants = [
+        ("python", [sys.executable, SCRIPT], "python"),
+        ("env", ["/usr/bin/env", "python3", SCRIPT], "env python3"),
+        ("module", [sys.executable, "-m", "train_fake_mod"], "python"),
+        ("shebang", [exec_script], "train_fake_exec.py (#!"),
+        ("torchrun", ["torchrun", SCRIPT], "torchrun (a Python launcher)"),
+    ]
+    for name, cmd, what in variants:
+        if name == "env" and not os.access("/usr/bin/env", os.X_OK):
+            continue
+        prof = os.path.join(work, "auto_%s.amdahl" % name)
+        run = subprocess.run([amdahl, "profile", "-o", prof, "--force", "--"] + cmd + args,
+                             capture_output=True, text=True, env=env, cwd=work)
+        check(run.returncode == 0, "auto %s: profiled run exits 0 (%s)" % (name, run.stderr[-400:]))
+        if run.returncode != 0:
+            continue
+        lines = [l for l in run.stderr.splitlines() if "PyTorch annotation on" in l]
+        check(len(lines) == 1 and what in lines[0],
+              "auto %s: one line says the annotation is on (%s)" % (name, lines))
+        check("PyTorch annotations: on in 1 process(es)" in run.stderr, "auto %s: the summary says torch was annotated" % name)
+        meta = meta_of(prof)
+        check(meta.get("torch_enabled_by") == "python command" and meta.get("torch", "missing") not in ("missing", "off"),
+              "auto %s: meta torch = package dir, enabled by the python command (%s)" % (name, meta.get("torch")))
+        stages = amdahl_ranges(prof)
+        check(stages["step"] >= 9 and stages["gpu_compute"] == 4 * 9 and stages["cpu_preprocess"] > 0,
+              "auto %s: annotated like --torch (steps %d, gpu_compute %d)" % (name, stages["step"], stages["gpu_compute"]))
+
+    prof = os.path.join(work, "auto_off.amdahl")
+    run = subprocess.run([amdahl, "profile", "--no-torch", "-o", prof, "--force", "--", sys.executable, SCRIPT] + args,
+                         capture_output=True, text=True, env=env_with(FAKE), cwd=work)
+    check(run.returncode == 0, "no-torch: profiled run exits 0 (%s)" % run.stderr[-300:])
+    check("PyTorch annotation" not in run.stderr, "no-torch: nothing said about the annotation")
+    check(meta_of(prof).get("torch") == "off", "no-torch: meta torch = off")
+    check(sum(amdahl_ranges(prof).values()) == 0, "no-torch: no amdahl ranges (%s)" % dict(amdahl_ranges(prof)))
+    r = subprocess.run([amdahl, "report", prof], capture_output=True, text=True)
+    check(r.returncode == 2 and "no GPU records either" in r.stderr,
+          "no-torch: report without ranges or GPU records is bad input (exit %d: %s)" % (r.returncode, r.stderr.strip()))
+
+    run = subprocess.run([amdahl, "profile", "--torch", "--no-torch", "-o", prof, "--force", "--", sys.executable,
+                          "-c", "pass"], capture_output=True, text=True, env=env_with(FAKE), cwd=work)
+    check(run.returncode == 1 and "exclude each other" in run.stderr, "--torch --no-torch: usage error (exit %d)" % run.returncode)
+
+    run = subprocess.run([amdahl, "profile", "-o", prof, "--force", "--", sys.executable, "-I", "-c", "pass"],
+                         capture_output=True, text=True, env=env_with(FAKE), cwd=work)
+    check(run.returncode == 0 and "cannot annotate PyTorch: -I (isolated mode) ignores PYTHONPATH" in run.stderr,
+          "python -I: one line says why not (%s)" % run.stderr.strip()[:300])
+    check(meta_of(prof).get("torch", "").startswith("unavailable: -I"), "python -I: meta torch = unavailable")
+    blocked = [([sys.executable, "-E", "-c", "pass"], "-E ignores PYTHONPATH"),
+               ([sys.executable, "-uS", "-c", "pass"], "-S skips sitecustomize"),
+               (["/usr/bin/env", "-i", sys.executable, "-c", "pass"], "env -i clears the environment")]
+    for cmd, why in blocked:
+        if cmd[0] == "/usr/bin/env" and not os.access(cmd[0], os.X_OK):
+            continue
+        run = subprocess.run([amdahl, "profile", "-o", prof, "--force", "--"] + cmd,
+                             capture_output=True, text=True, env=env_with(FAKE), cwd=work)
+        check(run.returncode == 0 and "cannot annotate PyTorch: " + why in run.stderr,
+              "%s: one line says why not" % " ".join(cmd[-4:]))
+
+    # A copy of amdahl whose share/amdahl/python is missing (its lib/ is the build's).
+    copy = os.path.join(work, "nopkg")
+    os.makedirs(os.path.join(copy, "bin"), exist_ok=True)
+    shutil.copy(amdahl, os.path.join(copy, "bin", "amdahl"))
+    if not os.path.exists(os.path.join(copy, "lib")):
+        os.symlink(os.path.join(os.path.dirname(os.path.dirname(amdahl)), "lib"), os.path.join(copy, "lib"))
+    run = subprocess.run([os.path.join(copy, "bin", "amdahl"), "profile", "-o", prof, "--force", "--", sys.executable,
+                          "-c", "pass"], capture_output=True, text=True, env=env_with(FAKE), cwd=work)
+    check(run.returncode == 0 and "cannot annotate PyTorch: the amdahl_torch package" in run.stderr,
+          "package missing: one line says why not (%s)" % run.stderr.strip()[:300])
+    check(meta_of(prof).get("torch") == "missing", "package missing: meta torch = missing")
 
 
 def check_workers_whatif(amdahl, work):

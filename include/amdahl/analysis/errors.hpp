@@ -11,6 +11,13 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The profile has no step ranges and no stage ranges (an unannotated run). `amdahl report`
+// then gives the GPU-only report when there are GPU records (gpu_only.hpp).
+class NoRangesError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // The request itself is malformed (factor <= 0, bad rule syntax on the command line).
 class UsageError : public std::runtime_error {
  public:

@@ -1,0 +1,395 @@
+// The GPU-only report: GPU busy and idle over the run, kernels against copies, launch gaps
+// against long gaps, the top kernels, for a profile with GPU records and no ranges.
+#include "amdahl/analysis/gpu_only.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <unordered_map>
+
+#include "amdahl/analysis/errors.hpp"
+
+namespace amdahl::analysis {
+namespace {
+
+using format::GpuOpKind;
+using format::GpuOpRec;
+
+std::int64_t meta_int(const std::map<std::string, std::string>& meta, const char* key) {
+  const auto it = meta.find(key);
+  if (it == meta.end()) return -1;
+  try {
+    std::size_t used = 0;
+    const long long v = std::stoll(it->second, &used);
+    return used == it->second.size() ? v : -1;
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+const char* copy_kind_name(format::CopyKind k) {
+  switch (k) {
+    case format::CopyKind::HtoD: return "HtoD";
+    case format::CopyKind::DtoH: return "DtoH";
+    case format::CopyKind::DtoD: return "DtoD";
+    case format::CopyKind::HtoH: return "HtoH";
+    case format::CopyKind::PtoP: return "PtoP";
+    default: return "copy (unknown direction)";
+  }
+}
+
+// Merged intervals of `v` clipped to `w`, in order.
+std::vector<Interval> merged(std::vector<Interval> v, Interval w) {
+  for (auto& i : v) {
+    i.start_ns = std::max(i.start_ns, w.start_ns);
+    i.end_ns = std::min(i.end_ns, w.end_ns);
+  }
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  std::vector<Interval> out;
+  for (const auto& i : v) {
+    if (i.end_ns <= i.start_ns) continue;
+    if (out.empty() || i.start_ns > out.back().end_ns) out.push_back(i);
+    else out.back().end_ns = std::max(out.back().end_ns, i.end_ns);
+  }
+  return out;
+}
+
+std::int64_t length(const std::vector<Interval>& v) {
+  std::int64_t t = 0;
+  for (const auto& i : v) t += i.end_ns - i.start_ns;
+  return t;
+}
+
+std::string ms(std::int64_t ns) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
+  return buf;
+}
+
+std::string pct(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * share);
+  return buf;
+}
+
+double share(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+}  // namespace
+
+bool has_gpu_ops(const format::Profile& profile) { return !profile.records.gpu_ops.empty(); }
+
+GpuOnlyReport summarize_gpu_only(const format::Profile& profile, std::size_t top) {
+  const auto& rs = profile.records;
+  if (rs.gpu_ops.empty())
+    throw InputError("the profile has no step ranges, no stage ranges and no GPU records: nothing to analyse");
+  GpuOnlyReport r;
+  r.meta = profile.meta;
+
+  // The active span and the records' extent.
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  r.active = {kMax, kMin};
+  for (const GpuOpRec& op : rs.gpu_ops) {
+    r.active.start_ns = std::min(r.active.start_ns, op.start_ns);
+    r.active.end_ns = std::max(r.active.end_ns, std::max(op.start_ns, op.end_ns));
+  }
+  Interval extent = r.active;
+  for (const auto& c : rs.api_calls) {
+    extent.start_ns = std::min(extent.start_ns, c.start_ns);
+    extent.end_ns = std::max(extent.end_ns, c.end_ns);
+  }
+  for (const auto& s : rs.syncs) {
+    extent.start_ns = std::min(extent.start_ns, s.start_ns);
+    extent.end_ns = std::max(extent.end_ns, s.end_ns);
+  }
+  const std::int64_t start = meta_int(profile.meta, "start_ns"), end = meta_int(profile.meta, "end_ns");
+  if (start >= 0 && end > start && start <= r.active.start_ns && end >= r.active.end_ns) {
+    r.run = {start, end};
+    r.run_source = "command";
+  } else {
+    r.run = extent;
+    r.run_source = "records";
+  }
+  const std::int64_t run_ns = r.run.end_ns - r.run.start_ns;
+
+  // Per device: busy, kernels, copies, gaps.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> by_device;
+  for (std::size_t i = 0; i < rs.gpu_ops.size(); ++i)
+    by_device[{rs.gpu_ops[i].pid, rs.gpu_ops[i].device}].push_back(i);
+  std::int64_t floor_ns = 0;  // the busiest device's busy time in the overall active span
+  for (const auto& [key, idx] : by_device) {
+    GpuOnlyDevice d;
+    d.pid = key.first;
+    d.device = key.second;
+    d.ops = idx.size();
+    d.active = {kMax, kMin};
+    std::vector<Interval> all, kernels, copies;
+    for (std::size_t i : idx) {
+      const GpuOpRec& op = rs.gpu_ops[i];
+      const Interval iv{op.start_ns, std::max(op.start_ns, op.end_ns)};
+      d.active.start_ns = std::min(d.active.start_ns, iv.start_ns);
+      d.active.end_ns = std::max(d.active.end_ns, iv.end_ns);
+      all.push_back(iv);
+      (op.kind == GpuOpKind::Kernel ? kernels : copies).push_back(iv);
+    }
+    const std::vector<Interval> busy = merged(std::move(all), r.run);
+    d.busy_ns = length(busy);
+    d.kernel_busy_ns = length(merged(std::move(kernels), r.run));
+    d.copy_busy_ns = length(merged(std::move(copies), r.run));
+    d.idle_ns = run_ns - d.busy_ns;
+    for (std::size_t k = 1; k < busy.size(); ++k) {
+      const std::int64_t gap = busy[k].start_ns - busy[k - 1].end_ns;
+      d.active_idle_ns += gap;
+      if (gap < kLaunchGapNs) {
+        d.short_gap_ns += gap;
+        ++d.short_gaps;
+      } else {
+        ++d.long_gaps;
+      }
+    }
+    floor_ns = std::max(floor_ns, d.busy_ns);
+    r.busy_ns += d.busy_ns;
+    r.idle_ns += d.idle_ns;
+    r.active_ns += d.active.end_ns - d.active.start_ns;
+    r.active_idle_ns += d.active_idle_ns;
+    r.short_gap_ns += d.short_gap_ns;
+    r.devices.push_back(d);
+  }
+  r.idle_share_run = share(r.idle_ns, run_ns * static_cast<std::int64_t>(r.devices.size()));
+  r.idle_share_active = share(r.active_idle_ns, r.active_ns);
+  r.short_gap_share = share(r.short_gap_ns, r.active_idle_ns);
+  const std::int64_t span = r.active.end_ns - r.active.start_ns;
+  r.host_speedup_bound = floor_ns > 0 ? static_cast<double>(span) / static_cast<double>(floor_ns) : 1.0;
+
+  // Kernels, copies by direction, sets; kernels by name.
+  GpuOnlyOps kernel_ops{"kernel"}, memset_ops{"memset"};
+  std::map<std::string, GpuOnlyOps> copy_ops;
+  std::unordered_map<format::StrId, GpuOnlyKernel> by_name;
+  for (const GpuOpRec& op : rs.gpu_ops) {
+    const std::int64_t dur = std::max<std::int64_t>(0, op.end_ns - op.start_ns);
+    GpuOnlyOps* o = &kernel_ops;
+    if (op.kind == GpuOpKind::Memcpy) {
+      const std::string kind = copy_kind_name(op.copy_kind);
+      o = &copy_ops.try_emplace(kind, GpuOnlyOps{kind}).first->second;
+    } else if (op.kind == GpuOpKind::Memset) {
+      o = &memset_ops;
+    }
+    ++o->count;
+    o->total_ns += dur;
+    o->bytes += op.bytes;
+    if (op.kind == GpuOpKind::Kernel) {
+      r.kernel_ns += dur;
+      GpuOnlyKernel& k = by_name[op.name];
+      ++k.count;
+      k.total_ns += dur;
+    } else {
+      r.copy_ns += dur;
+    }
+  }
+  if (kernel_ops.count) r.ops.push_back(kernel_ops);
+  for (const char* k : {"HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "copy (unknown direction)"})
+    if (const auto it = copy_ops.find(k); it != copy_ops.end()) r.ops.push_back(it->second);
+  if (memset_ops.count) r.ops.push_back(memset_ops);
+  r.distinct_kernels = by_name.size();
+  for (auto& [id, k] : by_name) {
+    k.name = rs.str(id);
+    if (k.name.empty()) k.name = "(unnamed kernel)";
+    r.top_kernels.push_back(std::move(k));
+  }
+  std::sort(r.top_kernels.begin(), r.top_kernels.end(), [](const GpuOnlyKernel& a, const GpuOnlyKernel& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  if (r.top_kernels.size() > top) r.top_kernels.resize(top);
+
+  // The host's launch calls: API calls whose correlation id is a GPU operation's.
+  std::set<std::pair<std::uint32_t, std::uint32_t>> corr;
+  for (const GpuOpRec& op : rs.gpu_ops)
+    if (op.correlation_id) corr.insert({op.pid, op.correlation_id});
+  for (const auto& c : rs.api_calls)
+    if (c.correlation_id && corr.count({c.pid, c.correlation_id})) {
+      ++r.launch_calls;
+      r.launch_call_ns += std::max<std::int64_t>(0, c.end_ns - c.start_ns);
+    }
+
+  // Verdict: GPU bound when it is idle less than a fifth of its active span; otherwise launch
+  // bound when most of that idle time is in gaps under kLaunchGapNs, else host bound.
+  char buf[512];
+  if (r.idle_share_active < 0.2) {
+    r.bound = "gpu_bound";
+    std::snprintf(buf, sizeof buf,
+                  "GPU bound: the GPU is busy %s of the time from its first to its last operation; faster or fewer "
+                  "kernels shorten the run", pct(1 - r.idle_share_active).c_str());
+  } else if (r.short_gap_share >= 0.5) {
+    r.bound = "launch_bound";
+    std::snprintf(buf, sizeof buf,
+                  "launch bound: the GPU is idle %s of the time from its first to its last operation, %s of that in "
+                  "gaps under %.0f us between operations (the host issuing work too slowly: Python, dispatch, "
+                  "launches); a faster host gives at most %.2fx", pct(r.idle_share_active).c_str(),
+                  pct(r.short_gap_share).c_str(), kLaunchGapNs / 1e3, r.host_speedup_bound);
+  } else {
+    r.bound = "host_bound";
+    std::snprintf(buf, sizeof buf,
+                  "host bound: the GPU is idle %s of the time from its first to its last operation, %s of that in "
+                  "gaps of %.0f us or more (host work between GPU work: input loading, Python, synchronisation); "
+                  "a faster host gives at most %.2fx", pct(r.idle_share_active).c_str(),
+                  pct(1 - r.short_gap_share).c_str(), kLaunchGapNs / 1e3, r.host_speedup_bound);
+  }
+  r.verdict = buf;
+  r.how_to_get_stages =
+      "host stages are unknown: the profile has no step and no stage ranges. For a PyTorch script run "
+      "`amdahl profile --torch -- python3 train.py` (the default for Python commands); otherwise annotate with NVTX "
+      "ranges in domain `amdahl` (docs/annotation-guide.md). Until then the GPU idle time is an upper bound of what "
+      "input and host work cost.";
+
+  if (const auto it = profile.meta.find("torch"); it != profile.meta.end()) {
+    if (it->second == "off")
+      r.notes.push_back("PyTorch annotation was switched off (--no-torch)");
+    else if (it->second == "missing")
+      r.notes.push_back("PyTorch annotation was asked for, but the amdahl_torch package was missing");
+    else if (it->second.rfind("unavailable", 0) == 0)
+      r.notes.push_back("PyTorch annotation was not possible: " + it->second);
+    else
+      r.notes.push_back("PyTorch annotation was on, but recorded no ranges (did the script import torch?)");
+  }
+  if (r.run_source == "records")
+    r.notes.push_back("the run's start and end are not in the profile: the run is taken from the first to the last "
+                      "GPU or CUDA API record");
+  if (r.devices.size() > 1)
+    r.notes.push_back("busy and idle are summed over " + std::to_string(r.devices.size()) +
+                      " devices (process, device); shares are of their summed time");
+  for (const auto& d : rs.diagnostics)
+    r.diagnostics.push_back({d.pid, rs.str(d.key), d.count, rs.str(d.detail)});
+  return r;
+}
+
+nlohmann::json gpu_only_to_json(const GpuOnlyReport& r) {
+  nlohmann::json j;
+  j["report_kind"] = "gpu_only";
+  j["host_stages"] = "unknown";
+  j["how_to_get_stages"] = r.how_to_get_stages;
+  j["wall_ns"] = r.run.end_ns - r.run.start_ns;
+  j["run"] = {{"start_ns", r.run.start_ns}, {"end_ns", r.run.end_ns}, {"source", r.run_source}};
+  j["gpu_active"] = {{"start_ns", r.active.start_ns}, {"end_ns", r.active.end_ns}};
+  j["steps"] = 0;
+  j["stages"] = nlohmann::json::array();
+  j["verdict"] = r.verdict;
+  j["bound"] = r.bound;
+  nlohmann::json g;
+  g["busy_ns"] = r.busy_ns;
+  g["idle_ns"] = r.idle_ns;
+  g["idle_share_run"] = r.idle_share_run;
+  g["active_ns"] = r.active_ns;
+  g["active_idle_ns"] = r.active_idle_ns;
+  g["idle_share_active"] = r.idle_share_active;
+  g["launch_gap_threshold_ns"] = kLaunchGapNs;
+  g["short_gap_ns"] = r.short_gap_ns;
+  g["short_gap_share"] = r.short_gap_share;
+  g["host_speedup_bound"] = r.host_speedup_bound;
+  g["kernel_ns"] = r.kernel_ns;
+  g["copy_ns"] = r.copy_ns;
+  nlohmann::json devs = nlohmann::json::array();
+  for (const auto& d : r.devices)
+    devs.push_back({{"pid", d.pid}, {"device", d.device}, {"ops", d.ops}, {"busy_ns", d.busy_ns},
+                    {"kernel_busy_ns", d.kernel_busy_ns}, {"copy_busy_ns", d.copy_busy_ns}, {"idle_ns", d.idle_ns},
+                    {"active_start_ns", d.active.start_ns}, {"active_end_ns", d.active.end_ns},
+                    {"active_idle_ns", d.active_idle_ns}, {"short_gap_ns", d.short_gap_ns},
+                    {"short_gaps", d.short_gaps}, {"long_gaps", d.long_gaps}});
+  g["devices"] = std::move(devs);
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& o : r.ops)
+    ops.push_back({{"kind", o.kind}, {"count", o.count}, {"total_ns", o.total_ns}, {"bytes", o.bytes}});
+  g["ops"] = std::move(ops);
+  g["distinct_kernels"] = r.distinct_kernels;
+  nlohmann::json tk = nlohmann::json::array();
+  for (const auto& k : r.top_kernels)
+    tk.push_back({{"name", k.name}, {"count", k.count}, {"total_ns", k.total_ns},
+                  {"share_of_kernel_time", share(k.total_ns, r.kernel_ns)}});
+  g["top_kernels"] = std::move(tk);
+  g["launch_calls"] = {{"count", r.launch_calls}, {"total_ns", r.launch_call_ns}};
+  j["gpu"] = std::move(g);
+  j["notes"] = r.notes;
+  nlohmann::json diags = nlohmann::json::array();
+  for (const auto& d : r.diagnostics)
+    diags.push_back({{"pid", d.pid}, {"key", d.key}, {"count", d.count}, {"detail", d.detail}});
+  j["diagnostics"] = std::move(diags);
+  nlohmann::json meta = nlohmann::json::object();
+  for (const auto& [k, v] : r.meta)
+    if (k != "stage_rules" && k != "notes") meta[k] = v;
+  j["profile"] = std::move(meta);
+  return j;
+}
+
+std::string gpu_only_to_text(const GpuOnlyReport& r) {
+  std::string o;
+  char buf[512];
+  auto line = [&](const std::string& s) { o += s + "\n"; };
+  const std::int64_t run_ns = r.run.end_ns - r.run.start_ns;
+  line("amdahl report: GPU only (no step or stage ranges)");
+  std::snprintf(buf, sizeof buf, "run: %s (%s); GPU active %s, from its first to its last operation",
+                ms(run_ns).c_str(), r.run_source == "command" ? "the command's run" : "first to last record",
+                ms(r.active.end_ns - r.active.start_ns).c_str());
+  line(buf);
+  line("");
+  line("verdict: " + r.verdict);
+  line("");
+  line("GPU busy and idle");
+  std::snprintf(buf, sizeof buf, "  %-16s %12s %12s %12s %12s %14s", "device", "busy", "idle (run)", "idle share",
+                "idle active", "launch gaps");
+  line(buf);
+  for (const auto& d : r.devices) {
+    const std::string name = "pid " + std::to_string(d.pid) + " dev " + std::to_string(d.device);
+    const std::int64_t act = d.active.end_ns - d.active.start_ns;
+    std::snprintf(buf, sizeof buf, "  %-16s %12s %12s %12s %12s %14s", name.c_str(), ms(d.busy_ns).c_str(),
+                  ms(d.idle_ns).c_str(), pct(share(d.idle_ns, run_ns)).c_str(),
+                  pct(share(d.active_idle_ns, act)).c_str(), pct(share(d.short_gap_ns, d.active_idle_ns)).c_str());
+    line(buf);
+  }
+  std::snprintf(buf, sizeof buf,
+                "  busy %s and idle %s over the run (%s idle); idle %s of the active span, %s of that in gaps "
+                "under %.0f us", ms(r.busy_ns).c_str(), ms(r.idle_ns).c_str(), pct(r.idle_share_run).c_str(),
+                pct(r.idle_share_active).c_str(), pct(r.short_gap_share).c_str(), kLaunchGapNs / 1e3);
+  line(buf);
+  line("");
+  std::snprintf(buf, sizeof buf, "kernels vs copies (sums of durations): kernels %s, copies and sets %s",
+                ms(r.kernel_ns).c_str(), ms(r.copy_ns).c_str());
+  line(buf);
+  std::snprintf(buf, sizeof buf, "  %-26s %10s %12s %14s", "kind", "count", "time", "bytes");
+  line(buf);
+  for (const auto& op : r.ops) {
+    std::snprintf(buf, sizeof buf, "  %-26s %10zu %12s %14" PRIu64, op.kind.c_str(), op.count, ms(op.total_ns).c_str(),
+                  op.bytes);
+    line(buf);
+  }
+  if (r.launch_calls > 0) {
+    std::snprintf(buf, sizeof buf, "  host launch calls: %zu, %s in all", r.launch_calls, ms(r.launch_call_ns).c_str());
+    line(buf);
+  }
+  line("");
+  std::snprintf(buf, sizeof buf, "top kernels by time (%zu of %zu distinct)", r.top_kernels.size(), r.distinct_kernels);
+  line(buf);
+  std::snprintf(buf, sizeof buf, "  %10s %8s %7s  %s", "total", "count", "share", "kernel");
+  line(buf);
+  for (const auto& k : r.top_kernels) {
+    std::string name = k.name;
+    if (name.size() > 100) name = name.substr(0, 97) + "...";
+    std::snprintf(buf, sizeof buf, "  %10s %8zu %7s  ", ms(k.total_ns).c_str(), k.count,
+                  pct(share(k.total_ns, r.kernel_ns)).c_str());
+    line(buf + name);
+  }
+  line("");
+  line(r.how_to_get_stages);
+  for (const auto& n : r.notes) line("note: " + n);
+  if (!r.diagnostics.empty()) {
+    line("");
+    line("diagnostics:");
+    for (const auto& d : r.diagnostics)
+      line("  " + d.key + ": " + std::to_string(d.count) + (d.detail.empty() ? "" : " — " + d.detail));
+  }
+  return o;
+}
+
+}  // namespace amdahl::analysis
