@@ -45,3 +45,10 @@ if(NOT AMDAHL_SANITIZE AND NOT AMDAHL_FUZZ)
   target_link_options(amdahl_exit PRIVATE -Wl,--no-undefined)
   add_dependencies(amdahl_collector amdahl_exit)  # `amdahl profile` preloads it when present
 endif()
+
+# Installed next to bin/amdahl as <prefix>/lib, where `amdahl profile` looks (<bindir>/../lib):
+# the same layout as the build tree, so the plain `lib` (not GNUInstallDirs' lib64 or multiarch).
+install(TARGETS amdahl_collector LIBRARY DESTINATION lib)
+if(TARGET amdahl_exit)
+  install(TARGETS amdahl_exit LIBRARY DESTINATION lib)
+endif()

@@ -51,3 +51,4 @@ target_link_options(amdahl_cupti PRIVATE -Wl,--disable-new-dtags -Wl,--no-undefi
   -Wl,--exclude-libs,ALL -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/src/cupti_exports.map)
 set_property(TARGET amdahl_cupti APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/src/cupti_exports.map)
 amdahl_warnings(amdahl_cupti)
+install(TARGETS amdahl_cupti LIBRARY DESTINATION lib)  # next to libamdahl_collector.so ($ORIGIN)

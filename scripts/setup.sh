@@ -31,6 +31,14 @@ if command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&
     python3 -m pip install -q nvtx || python3 -m pip install -q --user nvtx \
       || echo "setup: could not install nvtx; tests/torch will be skipped"
   fi
+  # pandas: amdahl.load's DataFrame path (tests/python; the plain-list path needs nothing).
+  if python3 -c "import pandas" >/dev/null 2>&1; then
+    echo "setup: python pandas present"
+  else
+    echo "setup: pip install pandas"
+    python3 -m pip install -q pandas || python3 -m pip install -q --user pandas \
+      || echo "setup: could not install pandas; tests/python checks the plain lists only"
+  fi
 else
-  echo "setup: no python3/pip: skipping the nvtx package; tests/torch will be skipped"
+  echo "setup: no python3/pip: skipping the nvtx and pandas packages; tests/torch will be skipped"
 fi

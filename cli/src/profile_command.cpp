@@ -38,6 +38,12 @@ namespace fs = std::filesystem;
 using format::RecordSet;
 using format::StrId;
 
+// The collector is not where amdahl looks: an installation problem, exit code 2 (main.cpp).
+class CollectorMissing : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct ProfileOptions {
   std::string output;
   bool force = false;
@@ -128,8 +134,10 @@ std::string quoted_command(const std::vector<std::string>& argv) {
   return out;
 }
 
-// <bindir>/../lib of the running amdahl binary.
+// Where the collector libraries are: $AMDAHL_LIB_DIR when set, else <bindir>/../lib of the
+// running amdahl binary (build/bin + build/lib, and an install's PREFIX/bin + PREFIX/lib).
 fs::path library_dir() {
+  if (const char* dir = std::getenv("AMDAHL_LIB_DIR"); dir && *dir) return fs::path(dir).lexically_normal();
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
@@ -156,6 +164,31 @@ bool add_torch_env(std::map<std::string, std::string>& env_set) {
   env_set["PYTHONPATH"] = dir.string() + (old && *old ? ":" + std::string(old) : std::string());
   env_set["AMDAHL_TORCH"] = "1";
   return true;
+}
+
+// A collector this build made but that is not where amdahl looks stops `profile` before the
+// command runs (a copied binary would otherwise run it unobserved and write an empty profile).
+// A build without the NVTX headers has no collector; it still runs the command and says so.
+void require_collectors(const fs::path& libdir, const fs::path& collector, [[maybe_unused]] const fs::path& cupti) {
+  std::error_code ec;
+  std::vector<std::string> missing;
+#ifdef AMDAHL_BUILT_COLLECTOR
+  if (!fs::exists(collector, ec)) missing.push_back(collector.filename().string());
+#endif
+#ifdef AMDAHL_BUILT_CUPTI
+  if (!fs::exists(cupti, ec)) missing.push_back(cupti.filename().string());
+#endif
+  if (!missing.empty()) {
+    std::string names = missing.front();
+    if (missing.size() > 1) names += " and " + missing.back();
+    throw CollectorMissing("cannot profile: the collector (" + names + ") is not in " +
+                           (libdir.empty() ? std::string("<bindir>/../lib") : libdir.string()) +
+                           "; run amdahl from its build or install tree (cmake --install BUILD --prefix P, "
+                           "then P/bin/amdahl) or set AMDAHL_LIB_DIR to the directory that holds it");
+  }
+  if (!fs::exists(collector, ec))
+    std::fprintf(stderr, "amdahl: warning: the collector %s is missing; the profile will have no ranges\n",
+                 collector.c_str());
 }
 
 StrId intern(RecordSet& rs, const std::string& s) {
@@ -348,9 +381,7 @@ int run_profile(const ProfileOptions& opt) {
   const fs::path collector = libdir / "libamdahl_collector.so";
   const fs::path cupti = libdir / "libamdahl_cupti.so";
   const bool have_collector = fs::exists(collector, ec);
-  if (!have_collector)
-    std::fprintf(stderr, "amdahl: warning: the collector %s is missing; the profile will have no ranges\n",
-                 collector.c_str());
+  require_collectors(libdir, collector, cupti);
 
   if (opt.gpu_api != "launch" && opt.gpu_api != "all" && opt.gpu_api != "none")
     throw UsageError("--gpu-api must be launch, all or none (got '" + opt.gpu_api + "')");
@@ -420,9 +451,15 @@ int run_profile(const ProfileOptions& opt) {
 
   // Whatever happens to the profile now, the command's exit status is amdahl's.
   try {
-    RunSetup setup{output, collector, have_collector, resolved, static_command, torch_ok,
-                   env_set.count("PYTHONPATH") ? env_set.at("PYTHONPATH") : std::string(),
-                   stage_rules};
+    RunSetup setup;
+    setup.output = output;
+    setup.collector = collector;
+    setup.have_collector = have_collector;
+    setup.resolved = resolved;
+    setup.static_command = static_command;
+    setup.torch_ok = torch_ok;
+    setup.torch_path = env_set.count("PYTHONPATH") ? env_set.at("PYTHONPATH") : std::string();
+    setup.stage_rules = stage_rules;
     if (env_set.count("LD_PRELOAD")) setup.exit_hook = exit_hook.string();
     setup.torch_meta = torch_meta;
     setup.want_torch = want_torch;

@@ -29,7 +29,7 @@ ProfileBuilder serial(int steps = 12) {
 }
 }  // namespace
 
-TEST_CASE("report JSON has the DESIGN.md fields") {
+TEST_CASE("report JSON has the documented fields (docs/architecture.md)") {
   const Report r = analyze(serial().profile);
   const auto j = report_to_json(r);
   for (const char* k : {"wall_ns", "steps", "stages", "gpu", "notes", "diagnostics", "verdict", "step_stats"})

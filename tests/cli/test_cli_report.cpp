@@ -85,7 +85,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE_FIXTURE(Fixture, "report --format json has the DESIGN.md fields and the right numbers") {
+TEST_CASE_FIXTURE(Fixture, "report --format json has the documented fields and the right numbers") {
   const Result r = run("report " + serial + " --format json");
   REQUIRE(r.rc == 0);
   const auto j = nlohmann::json::parse(r.out);

@@ -1,6 +1,6 @@
 // End to end: `amdahl profile` a serial cpu_pipeline run with known (sleep) stage costs, then
-// `amdahl report --format json` must carry DESIGN.md's fields and each stage's exposed fraction
-// must match the ground truth within 3 percentage points.
+// `amdahl report --format json` must carry the documented fields (docs/architecture.md) and
+// each stage's exposed fraction must match the ground truth within 3 percentage points.
 #include <cmath>
 #include <map>
 #include <string>
@@ -31,7 +31,7 @@ TEST_CASE("serial cpu_pipeline: report fractions match the configured costs") {
   const nlohmann::json rep = report_json(prof, scratch);
   INFO("report: " << rep.dump(2));
 
-  // DESIGN.md's JSON contract.
+  // The JSON contract (docs/architecture.md, "The command line").
   REQUIRE(rep["wall_ns"].is_number());
   REQUIRE(rep["steps"].is_number_integer());
   REQUIRE(rep["stages"].is_array());

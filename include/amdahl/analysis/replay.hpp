@@ -1,4 +1,4 @@
-// The overlap-aware model: the run as a dependency graph (DESIGN.md, "Replay semantics"),
+// The overlap-aware model: the run as a dependency graph (docs/architecture.md, replay),
 // replayed with some stages scaled, and its critical path. Host lanes are cut into work and
 // wait nodes; GPU streams hold one node per operation. Edges: program order on every lane,
 // launch (API call -> GPU op), completion (GPU op -> the blocking call that waited for it),

@@ -2,7 +2,7 @@
 // training, instrumented for amdahl: every put and take is wrapped in a `wait` range (near zero
 // long when it does not block) and emits the `produce` / `consume` mark of its item index.
 // Items are delivered in index order 0, 1, 2, ... whatever order the producers finish in, and
-// put(n) blocks until item n - capacity has been taken: exactly the queue model of DESIGN.md
+// put(n) blocks until item n - capacity has been taken: the replay's queue model (docs/architecture.md)
 // ("a producer's wait before producing item n ends no earlier than the consume of n - c").
 #pragma once
 

@@ -15,7 +15,7 @@
 
 namespace amdahl::workloads {
 
-// The canonical stage vocabulary of DESIGN.md.
+// The canonical stage vocabulary (docs/architecture.md, instrumentation contract).
 enum class Stage : int { disk_io, cpu_preprocess, h2d, gpu_compute, d2h, communication };
 
 constexpr const char* stage_name(Stage s) noexcept {
