@@ -8,7 +8,10 @@
 #     plus a small trace (resnet18, few steps, 2 workers) for tests/data;
 #  4. `whatif --workers N` on the w0 profile, `validate w0 wN`, the reports; then the table
 #     (scripts/workers_table.py) of predicted vs measured.
-# Env: WB_FLUSH_TEST (0), WB_IMAGES (3840), WB_BATCH (64), WB_STEPS (60), WB_LAST (25), WB_ROUNDS (2),
+# Env: WB_FLUSH_TEST (0), WB_OMP_TEST (0: 1 adds unprofiled w4/w8 runs with OMP_NUM_THREADS=4),
+#      WB_NO_TORCH (0: 1 adds a w4 run under `profile --no-torch`, the GPU-only report),
+#      WB_KINETO_RUNS (1), WB_PROFILE_FLAGS ("": `amdahl profile` turns --torch on by itself for a
+#      Python command), WB_IMAGES (3840), WB_BATCH (64), WB_STEPS (60), WB_LAST (25), WB_ROUNDS (2),
 #      WB_WORKERS ("0 2 4 8"), WB_DATA (/tmp/amdahl-imagefolder-wb).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -39,16 +42,30 @@ for r in $(seq 1 "$rounds"); do
     python3 "$script" "${common[@]}" --workers "$w" > "$res/plain-w$w-r$r.txt" 2>&1
     echo "plain w$w r$r: $(grep -E '^last' "$res/plain-w$w-r$r.txt") ($(el))"
   done
+  # The main process's OpenMP pool spins while it waits: does capping it change what workers give?
+  if [ "${WB_OMP_TEST:-0}" = 1 ]; then
+    for w in 4 8; do
+      OMP_NUM_THREADS=4 python3 "$script" "${common[@]}" --workers "$w" > "$res/plain-omp4-w$w-r$r.txt" 2>&1
+      echo "plain OMP_NUM_THREADS=4 w$w r$r: $(grep -E '^last' "$res/plain-omp4-w$w-r$r.txt") ($(el))"
+    done
+  fi
 done
 # 2. Profiled.
 for w in "${workers[@]}"; do
-  "$amdahl" profile --torch --force -o "$res/wb-w$w.amdahl" -- python3 "$script" "${common[@]}" --workers "$w" \
+  "$amdahl" profile ${WB_PROFILE_FLAGS:-} --force -o "$res/wb-w$w.amdahl" -- python3 "$script" "${common[@]}" --workers "$w" \
     > "$res/profiled-w$w.txt" 2> "$res/profile-w$w.log"
   echo "profiled w$w: exit $? $(grep -E '^last' "$res/profiled-w$w.txt") ($(el))"
   "$amdahl" report "$res/wb-w$w.amdahl" > "$res/report-w$w.txt" 2>&1
   "$amdahl" report "$res/wb-w$w.amdahl" --format json -o "$res/report-w$w.json" 2>/dev/null
 done
 cat "$res/report-w0.txt" "$res/report-w4.txt"
+if [ "${WB_NO_TORCH:-0}" = 1 ]; then
+  "$amdahl" profile --no-torch --force -o "$res/wb-notorch-w4.amdahl" -- python3 "$script" "${common[@]}" --workers 4 \
+    > "$res/profiled-notorch-w4.txt" 2> "$res/profile-notorch-w4.log"
+  echo "profiled --no-torch w4: exit $? $(grep -E '^last' "$res/profiled-notorch-w4.txt") ($(el))"
+  "$amdahl" report "$res/wb-notorch-w4.amdahl" > "$res/report-notorch-w4.txt" 2>&1
+  cat "$res/report-notorch-w4.txt"
+fi
 # 4. What-ifs and validation from the w0 profile.
 for w in "${workers[@]}"; do
   [ "$w" = 0 ] && continue
@@ -59,13 +76,16 @@ for w in "${workers[@]}"; do
 done
 cat "$res/whatif-w4.txt" "$res/validate-w4.txt"
 # 3. torch.profiler: the w4 run, and a small trace for the tests.
-python3 "$root/scripts/kineto_wrap.py" "$res/kineto-w4.json.gz" "$script" "${common[@]}" --workers 4 \
-  > "$res/kineto-w4.txt" 2>&1
-echo "kineto w4: exit $? $(grep -E '^last' "$res/kineto-w4.txt") $(du -h "$res/kineto-w4.json.gz" | cut -f1) ($(el))"
-"$amdahl" import "$res/kineto-w4.json.gz" -o "$res/kineto-w4.amdahl" --force > "$res/import-w4.log" 2>&1
-"$amdahl" report "$res/kineto-w4.amdahl" > "$res/kineto-report-w4.txt" 2>&1
-"$amdahl" report "$res/kineto-w4.amdahl" --format json -o "$res/kineto-report-w4.json" 2>/dev/null
-cat "$res/import-w4.log" "$res/kineto-report-w4.txt"
+for k in $(seq 1 "${WB_KINETO_RUNS:-1}"); do
+  sfx=""; [ "$k" -gt 1 ] && sfx="-k$k"
+  python3 "$root/scripts/kineto_wrap.py" "$res/kineto-w4$sfx.json.gz" "$script" "${common[@]}" --workers 4 \
+    > "$res/kineto-w4$sfx.txt" 2>&1
+  echo "kineto w4$sfx: exit $? $(grep -E '^last' "$res/kineto-w4$sfx.txt") $(du -h "$res/kineto-w4$sfx.json.gz" | cut -f1) ($(el))"
+  "$amdahl" import "$res/kineto-w4$sfx.json.gz" -o "$res/kineto-w4$sfx.amdahl" --force > "$res/import-w4$sfx.log" 2>&1
+  "$amdahl" report "$res/kineto-w4$sfx.amdahl" > "$res/kineto-report-w4$sfx.txt" 2>&1
+  "$amdahl" report "$res/kineto-w4$sfx.amdahl" --format json -o "$res/kineto-report-w4$sfx.json" 2>/dev/null
+  cat "$res/import-w4$sfx.log" "$res/kineto-report-w4$sfx.txt"
+done
 [ "${WB_SMALL_KINETO:-1}" = 1 ] && python3 "$root/scripts/kineto_wrap.py" "$res/kineto-small-w2.json.gz" "$script" "$data" --batch-size 16 --steps 8 \
   --workers 2 --arch resnet18 --amp --channels-last > "$res/kineto-small.txt" 2>&1
 echo "kineto small: exit $? $(du -h "$res/kineto-small-w2.json.gz" 2>/dev/null | cut -f1)"
@@ -78,5 +98,7 @@ if [ "${WB_FLUSH_TEST:-0}" = 1 ]; then
 fi
 python3 "$root/scripts/workers_table.py" "$res" "${workers[@]}" | tee "$res/workers-table.md"
 # Keep the transfer small: the large trace is dropped when over 12 MB (its import stays).
-[ "$(stat -c %s "$res/kineto-w4.json.gz" 2>/dev/null || echo 0)" -gt 12000000 ] && rm -f "$res/kineto-w4.json.gz"
+for f in "$res"/kineto-w4*.json.gz; do
+  [ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -gt 12000000 ] && rm -f "$f"
+done
 echo "== bench_workers done in $(el)"
