@@ -16,6 +16,7 @@
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/analysis/steps.hpp"
+#include "kineto_loader_lane.hpp"
 
 namespace amdahl::report {
 namespace {
@@ -200,6 +201,56 @@ std::vector<std::size_t> top_level(const std::vector<format::RangeRec>& ranges, 
   return out;
 }
 
+// The DataLoader's workers as a lane inferred from the training thread's waits, when they were
+// the bottleneck (kineto_loader_lane.hpp): a thread of ranges `kInferredLoaderName` (stage
+// data_loading) with produce marks, and consume marks on the training thread. Returns the
+// sentence for the data_loading note, "" when nothing was inferred.
+constexpr std::uint64_t kInferredLoaderTidBase = 0xDA7A000000000000ull;
+constexpr const char* kInferredLoaderName = "DataLoader batch (inferred from the training thread's waits)";
+
+std::string add_inferred_loader_lane(Builder& b, const ThreadKey& drv, const std::vector<std::size_t>& loads,
+                                     KinetoImportStats& st) {
+  std::vector<LoaderCall> calls;
+  for (std::size_t i : loads)
+    if (b.rs.str(b.rs.ranges[i].name).find("_MultiProcessingDataLoaderIter") != std::string::npos)
+      calls.push_back({b.rs.ranges[i].start_ns, b.rs.ranges[i].end_ns});
+  std::sort(calls.begin(), calls.end(), [](const LoaderCall& x, const LoaderCall& y) { return x.start_ns < y.start_ns; });
+  const InferredLoaderLane lane = infer_loader_lane(calls);
+  if (!lane.inferred) return {};
+  const std::uint64_t tid = kInferredLoaderTidBase | drv.first;
+  const format::StrId name = b.s(kInferredLoaderName), amdahl = b.s("amdahl");
+  for (const auto& r : lane.ranges) {
+    format::RangeRec rec;
+    rec.pid = drv.first;
+    rec.tid = rec.end_tid = tid;
+    rec.name = name;
+    rec.start_ns = r.start_ns;
+    rec.end_ns = r.end_ns;
+    b.rs.ranges.push_back(rec);
+  }
+  auto mark = [&](std::uint64_t on, const char* what, std::int64_t ts, std::int64_t item) {
+    format::MarkRec m;
+    m.pid = drv.first;
+    m.tid = on;
+    m.domain = amdahl;
+    m.name = b.s(what);
+    m.ts_ns = ts;
+    m.payload.kind = format::PayloadKind::Int64;
+    m.payload.i = item;
+    b.rs.marks.push_back(m);
+  };
+  for (const auto& [ts, item] : lane.produces) mark(tid, "produce", ts, item);
+  for (const auto& [ts, item] : lane.consumes) mark(drv.second, "consume", ts, item);
+  st.inferred_loader_batches = lane.ranges.size();
+  return "The training thread waited at " + std::to_string(lane.waited) + " of " + std::to_string(calls.size()) +
+         " calls: the workers were the bottleneck. amdahl import adds their lane, inferred from the waits (thread '"
+         "DataLoader workers (inferred)'): a batch whose fetch waited was being produced since the previous "
+         "hand-off, one that was ready was produced by then; produce/consume marks link each fetch to it, so the "
+         "critical path runs through the loading as in amdahl's own profile, and the batches prefetched before the "
+         "first wait are the pipeline's fill. The lane shows the pool's throughput (one batch per hand-off "
+         "interval), not each worker; `whatif --speedup data_loading=K` makes it K-fold faster";
+}
+
 // Steps (ProfilerStep#N ranges, else one added per Optimizer.step on the training thread) and
 // the notes of meta 'notes' (docs/reports.md, "amdahl import"). Before the ranges' nesting is
 // computed: the added step ranges nest like the others.
@@ -325,6 +376,7 @@ void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& 
         ns += o;
       }
     }
+    const std::string lane_note = add_inferred_loader_lane(b, drv, loads, st);
     const std::string figures = std::to_string(loads.size()) + " calls; " + std::to_string(in_w) + " of them, " +
                                 ms(ns) + ", in " + where + " (" + ms(static_cast<double>(w.end_ns - w.start_ns)) +
                                 ")";
@@ -336,9 +388,10 @@ void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& 
       note += "the training thread's enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__ (" + figures +
               ") is time it waited for batches from the DataLoader's worker processes. The trace does not record "
               "those processes (what they spent reading files and what decoding and transforming), " + split +
-              ". The wait is replayed as data_loading work: `whatif --speedup data_loading=K` shortens it K-fold, "
+              ". " + (lane_note.empty() ? std::string(
+              "The wait is replayed as data_loading work: `whatif --speedup data_loading=K` shortens it K-fold, "
               "a lower bound of what K-fold faster loading gives (the workers' loading also overlaps the training "
-              "step, which a wait does not show)";
+              "step, which a wait does not show)") : lane_note);
       if (single > 0)
         note += "; " + std::to_string(single) + " of the calls were single-process (num_workers=0) loading";
     } else if (single > 0) {
@@ -431,6 +484,8 @@ const std::string& kineto_stage_rules() {
       "# processes (not in the trace), or loading them inline (num_workers=0); either way disk_io\n"
       "# and cpu_preprocess together, which the trace cannot split\n"
       "enumerate(DataLoader)*    -> data_loading\n"
+      "# the worker processes' batches, inferred from those waits when the loading was the bottleneck\n"
+      "DataLoader batch (inferred* -> data_loading\n"
       "Optimizer.step*           -> gpu_compute\n"
       "Optimizer.zero_grad*      -> gpu_compute\n";
   return rules;
@@ -676,7 +731,9 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
     t.pid = key.first;
     t.tid = key.second;
     const auto it = thread_names.find(key);
-    t.name = b.s(it != thread_names.end() ? it->second : std::string());
+    t.name = b.s(it != thread_names.end()                                 ? it->second
+                 : (key.second & kInferredLoaderTidBase) == kInferredLoaderTidBase ? std::string("DataLoader workers (inferred)")
+                                                                             : std::string());
     b.rs.threads.push_back(t);
   }
   if (doc.is_object() && doc.contains("deviceProperties") && doc["deviceProperties"].is_array()) {
@@ -713,7 +770,11 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
   p.meta["command"] = "amdahl import " + source;
   p.meta["source"] = "kineto";
   p.meta["clock"] = "kineto (microseconds, converted to ns)";
-  p.meta["stage_rules"] = kineto_stage_rules();
+  p.meta["stage_rules"] =
+      st.inferred_loader_batches > 0
+          ? "# the loading was the bottleneck: the fetch is a wait, linked to the inferred loader lane\n"
+            "enumerate(DataLoader)#_MultiProcessingDataLoaderIter* -> wait\n" + kineto_stage_rules()
+          : kineto_stage_rules();
   p.meta["kineto_steps"] = st.step_source;
   if (!st.notes.empty()) {
     std::string notes;

@@ -16,6 +16,8 @@
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/report.hpp"
+#include "amdahl/analysis/whatif.hpp"
+#include "../../report/src/kineto_loader_lane.hpp"
 #include "amdahl/report/kineto_import.hpp"
 #include "kineto_synth.hpp"
 
@@ -423,4 +425,62 @@ TEST_CASE("kineto import: a real ImageFolder trace with 2 DataLoader workers") {
   CHECK(!note(r, "data_loading: ").empty());
   CHECK(!note(r, "other: ").empty());
   CHECK(note(r, "other: ").find("aten::conv2d") != std::string::npos);
+}
+
+TEST_CASE("kineto import: the loader lane is inferred from regular waits (bursts of N workers), not from jitter") {
+  using report::LoaderCall;
+  constexpr std::int64_t ms = 1'000'000;
+  // 4 workers handing over in bursts: every 4th fetch waits 100 ms, the other three are ready.
+  std::vector<LoaderCall> burst;
+  std::int64_t t = 0;
+  burst.push_back({t, t + 300 * ms});  // the first fetch waits for the workers to start
+  t += 310 * ms;
+  for (int i = 1; i < 24; ++i) {
+    const std::int64_t wait = i % 4 == 0 ? 100 * ms : ms / 10;
+    burst.push_back({t, t + wait});
+    t += wait + 20 * ms;
+  }
+  const auto lane = report::infer_loader_lane(burst);
+  CHECK(lane.inferred);
+  CHECK(lane.waited == 5);
+  REQUIRE(lane.ranges.size() == 6);  // the first call and the five waits after it
+  CHECK(lane.produces.size() == burst.size());
+  CHECK(lane.consumes.size() == burst.size());
+  // A waited batch is produced from the previous hand-off to its own.
+  CHECK(lane.ranges[2].start_ns == burst[4].end_ns);
+  CHECK(lane.ranges[2].end_ns == burst[8].end_ns);
+  // A ready batch was produced no later than the previous hand-off.
+  CHECK(lane.produces[5].first == burst[4].end_ns);
+  CHECK(lane.consumes[5].first == burst[5].end_ns);
+
+  // The GPU or the training thread is the bottleneck: rare short waits are jitter.
+  std::vector<LoaderCall> jitter;
+  t = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::int64_t wait = i == 0 ? 300 * ms : (i % 13 == 0 ? 2 * ms : ms / 10);
+    jitter.push_back({t, t + wait});
+    t += wait + 40 * ms;
+  }
+  CHECK_FALSE(report::infer_loader_lane(jitter).inferred);
+  // Too few calls to say.
+  CHECK_FALSE(report::infer_loader_lane(std::vector<LoaderCall>(burst.begin(), burst.begin() + 5)).inferred);
+}
+
+TEST_CASE("kineto import: when the workers are the bottleneck the loading is on the critical path") {
+  test::SynthTrace o;  // a 30 ms wait for the workers in every 40.85 ms iteration
+  o.iterations = 24;
+  const auto p = report::import_kineto_json(test::synth_kineto_trace(o), "w4-long.json");
+  CHECK(p.meta.at("stage_rules").find("-> wait") != std::string::npos);
+  const auto rep = analysis::analyze(p);
+  // The workers produce one batch per iteration: the whole step is loading (the training
+  // thread's 10.85 ms of work overlaps it), not the 73% the waits alone would say.
+  CHECK(fraction(rep, "data_loading") > 0.95);
+  CHECK(rep.verdict.rfind("input bound: ", 0) == 0);
+  // The critical path runs on the inferred lane.
+  CHECK(rep.explanation.text.find("DataLoader workers (inferred)") != std::string::npos);
+  CHECK(note(rep, "data_loading: ").find("the workers were the bottleneck") != std::string::npos);
+  // With 6 iterations (too few to tell) the waits stay data_loading work, as before.
+  test::SynthTrace shrt;
+  const auto p6 = report::import_kineto_json(test::synth_kineto_trace(shrt), "w4.json");
+  CHECK(p6.meta.at("stage_rules").find("-> wait") == std::string::npos);
 }

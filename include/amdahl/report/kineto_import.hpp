@@ -33,6 +33,7 @@ struct KinetoImportStats {
   std::string step_source;          // "ProfilerStep", "Optimizer.step" or "none"
   std::size_t steps = 0;            // step ranges on the training thread (ProfilerStep#N, or added)
   std::size_t dataloader_ranges = 0;  // enumerate(DataLoader)...__next__ on the training thread
+  std::size_t inferred_loader_batches = 0;  // production ranges of the inferred loader lane (0: none)
   std::vector<std::string> notes;   // the lines written to meta 'notes'
 };
 
