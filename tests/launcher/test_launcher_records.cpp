@@ -54,6 +54,20 @@ TEST_CASE("a FIFO planted in the part folder does not hang amdahl profile") {
   CHECK(p.records.str(d->detail).find("part-1-1.amdpart") != std::string::npos);
 }
 
+// Class 6: a FIFO given as the command hung `amdahl profile` in its open (reading the
+// command's ELF header and its #! line), deaf to SIGTERM. Only regular files are read there;
+// the exec then fails as it does for any file that cannot run.
+TEST_CASE("a FIFO as the command: amdahl profile does not hang") {
+  TempDir t;
+  const std::string fifo = t.file("cmd");
+  REQUIRE(::mkfifo(fifo.c_str(), 0755) == 0);
+  ::chmod(fifo.c_str(), 0755);
+  const Ran r = run({"/usr/bin/timeout", "-s", "KILL", "30", amdahl_bin(), "profile", "-o", t.file("c.amdahl"), "--", fifo},
+                    t.dir.string());
+  CHECK(r.code == 126);  // not 137: timeout did not have to kill it
+  CHECK(r.err.find("amdahl: error: cannot run " + fifo) != std::string::npos);
+}
+
 // Class 8 (a): a part with a record kind beyond its enum was merged; the saved profile then
 // failed `export` as corrupt while `report` worked. Such a part is rejected whole, counted,
 // and named in one warning line; the command's own part is kept.

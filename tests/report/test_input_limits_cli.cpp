@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "amdahl/format/profile_store.hpp"
 #include "cli_support.hpp"
@@ -93,6 +94,14 @@ TEST_CASE("a FIFO, a device or a directory as an input: one error line, no hang"
   }
   CHECK_FALSE(fs::exists(d.p("p.amdahl")));
   CHECK_FALSE(fs::exists(d.p("i.amdahl")));
+  // A rule file is at most 16 MiB (a sparse 17 MiB file: refused by its size, never read).
+  const std::string big = d.p("big_rules.txt");
+  { std::ofstream(big) << "x -> disk_io\n"; }
+  fs::resize_file(big, std::uintmax_t{17} << 20);
+  const auto r = run_amdahl("report " + d.run + " --stages " + big);
+  CHECK(r.rc == 2);
+  CHECK(one_error_line(r));
+  CHECK(r.err.find("it has 17 MiB, more than the 16 MiB this input may have") != std::string::npos);
 }
 
 // A 4 MB gzip file inflated to 12.5 GB of RSS in `amdahl import` (an 8 MB one ended in
