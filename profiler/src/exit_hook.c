@@ -77,6 +77,10 @@ __attribute__((constructor)) static void find_exec_functions(void) {
   real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");  /* glibc 2.34 and later */
 }
 
+/* An exec called before the constructor above ran (from another preloaded library's
+   constructor): look the function up now. */
+#define REAL(var, type, name) (var ? var : (var = (type)dlsym(RTLD_NEXT, name)))
+
 /* The collector writes the part (it returns at once in a vfork child, or when nothing was
    recorded). If the exec then fails the process goes on, and its later parts have it all. */
 static void before_exec(void) {
@@ -91,28 +95,29 @@ static int missing(void) {
 
 __attribute__((visibility("default"))) int execve(const char* path, char* const argv[], char* const envp[]) {
   before_exec();
-  return real_execve ? real_execve(path, argv, envp) : (int)syscall(SYS_execve, path, argv, envp);
+  return REAL(real_execve, execve_fn, "execve") ? real_execve(path, argv, envp)
+                                                 : (int)syscall(SYS_execve, path, argv, envp);
 }
 __attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
   before_exec();
-  return real_execv ? real_execv(path, argv) : missing();
+  return REAL(real_execv, execv_fn, "execv") ? real_execv(path, argv) : missing();
 }
 __attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
   before_exec();
-  return real_execvp ? real_execvp(file, argv) : missing();
+  return REAL(real_execvp, execv_fn, "execvp") ? real_execvp(file, argv) : missing();
 }
 __attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[], char* const envp[]) {
   before_exec();
-  return real_execvpe ? real_execvpe(file, argv, envp) : missing();
+  return REAL(real_execvpe, execve_fn, "execvpe") ? real_execvpe(file, argv, envp) : missing();
 }
 __attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], char* const envp[]) {
   before_exec();
-  return real_fexecve ? real_fexecve(fd, argv, envp) : missing();
+  return REAL(real_fexecve, fexecve_fn, "fexecve") ? real_fexecve(fd, argv, envp) : missing();
 }
 __attribute__((visibility("default"))) int execveat(int dirfd, const char* path, char* const argv[],
                                                     char* const envp[], int flags) {
   before_exec();
-  return real_execveat ? real_execveat(dirfd, path, argv, envp, flags) : missing();
+  return REAL(real_execveat, execveat_fn, "execveat") ? real_execveat(dirfd, path, argv, envp, flags) : missing();
 }
 
 /* execl, execlp, execle: the arguments as an array (on the stack), then the v form above. */
