@@ -36,13 +36,14 @@ set_property(TARGET amdahl_collector APPEND PROPERTY LINK_DEPENDS
 amdahl_warnings(amdahl_collector)
 target_link_libraries(amdahl_collector PRIVATE ${CMAKE_DL_LIBS})
 
-# libamdahl_exit.so: the _exit hook `amdahl profile` preloads (src/exit_hook.c). Plain C, libc
+# libamdahl_exit.so: the _exit and exec hooks `amdahl profile` preloads (src/exit_hook.c). Plain C, libc
 # only. Not under sanitizers or the fuzz build: an uninstrumented preload breaks ASan's check that
 # its runtime comes first, an instrumented one breaks uninstrumented hosts (python3).
 if(NOT AMDAHL_SANITIZE AND NOT AMDAHL_FUZZ)
   add_library(amdahl_exit SHARED ${CMAKE_CURRENT_LIST_DIR}/src/exit_hook.c)
   set_target_properties(amdahl_exit PROPERTIES OUTPUT_NAME amdahl_exit C_VISIBILITY_PRESET hidden)
   target_link_options(amdahl_exit PRIVATE -Wl,--no-undefined)
+  target_link_libraries(amdahl_exit PRIVATE ${CMAKE_DL_LIBS})  # dlsym(RTLD_NEXT) of the exec functions
   add_dependencies(amdahl_collector amdahl_exit)  # `amdahl profile` preloads it when present
 endif()
 

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "amdahl/analysis/errors.hpp"
+#include "rule_index.hpp"
 
 namespace amdahl::analysis {
 namespace {
@@ -189,6 +190,7 @@ StageRules::StageRules(std::vector<StageRule> user_rules, std::string step_name)
     : rules_(std::move(user_rules)), step_name_(std::move(step_name)) {
   auto defaults = default_stage_rules(step_name_);
   rules_.insert(rules_.end(), defaults.begin(), defaults.end());
+  index_ = std::make_shared<const detail::RuleIndex>(rules_);
 }
 
 std::string word_form(std::string_view name) {
@@ -223,19 +225,12 @@ RangeClass StageRules::classify(std::string_view domain, std::string_view name, 
   std::string full;
   full.reserve(domain.size() + 2 + name.size());
   full.append(domain).append("::").append(name);
-  std::string words;
-  for (const auto& r : rules_) {
-    bool hit = false;
-    if (r.words) {
-      if (words.empty()) words = word_form(name);
-      hit = glob_match(r.pattern, words);
-    } else {
-      hit = glob_match(r.pattern, name) || glob_match(r.pattern, full);
-    }
-    if (hit) {
-      if (rule != nullptr) *rule = &r;
-      return r.target;
-    }
+  const std::string lfull = to_lower(full);
+  const std::string_view lname = std::string_view(lfull).substr(domain.size() + 2);
+  const std::size_t i = index_->first_match(rules_, lname, lfull, name);
+  if (i < rules_.size()) {
+    if (rule != nullptr) *rule = &rules_[i];
+    return rules_[i].target;
   }
   return {RangeRole::Ignore, {}};
 }

@@ -23,12 +23,14 @@
 #include <thread>
 #include <vector>
 
+#include "amdahl/format/input_file.hpp"
 #include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "commands.hpp"
 #include "elf_probe.hpp"
 #include "launcher.hpp"
 #include "python_command.hpp"
+#include "rule_file.hpp"
 #include "step_window.hpp"
 
 namespace amdahl::cli {
@@ -261,17 +263,30 @@ std::vector<RecordSet> read_parts(const std::string& dir, std::vector<Diag>& dia
   }
   std::sort(files.begin(), files.end());
   std::vector<RecordSet> parts;
+  std::vector<std::string> odd;  // FIFOs, devices, sockets, folders, links: never opened
   for (const fs::path& f : files) {
     const std::string name = f.filename().string();
-    if (ends_with(name, ".amdpart.tmp")) {
+    if (!format::is_regular_file_entry(f.string())) {
+      odd.push_back(name);
+    } else if (ends_with(name, ".amdpart.tmp")) {
       diags.push_back({0, "part.incomplete", 1, name + ": the process was still writing its part when amdahl read the parts"});
     } else if (ends_with(name, ".amdpart")) {
       try {
         parts.push_back(format::read_part(f.string()));
       } catch (const format::PartError& e) {
+        // Rejected whole (a corrupt record would make the saved profile unreadable); the others are kept.
         diags.push_back({0, "part.unreadable", 1, name + ": " + e.what()});
+        print_line("warning: ", "part " + name + " rejected, its process is missing from the profile: " + e.what());
       }
     }
+  }
+  if (!odd.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < odd.size() && i < 5; ++i) list += (i ? ", " : "") + odd[i];
+    if (odd.size() > 5) list += ", ...";
+    diags.push_back({0, "part.not_regular_file", odd.size(),
+                     std::to_string(odd.size()) + " entry(ies) of the part directory are not regular files and were "
+                     "skipped unopened (" + list + ")"});
   }
   lost_processes(dir, diags);
   return parts;
@@ -370,11 +385,11 @@ int run_profile(const ProfileOptions& opt) {
     throw UsageError("cannot write the profile to " + output + ": its directory is not writable");
   std::optional<std::string> stage_rules;
   if (!opt.stages.empty()) {
-    std::ifstream in(opt.stages, std::ios::binary);
-    if (!in) throw UsageError("cannot read the stages file " + opt.stages);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    stage_rules = ss.str();
+    try {
+      stage_rules = read_rule_file(opt.stages);
+    } catch (const format::InputFileError& e) {
+      throw UsageError(e.what());  // before the run, like every other refused option
+    }
   }
 
   const fs::path libdir = library_dir();

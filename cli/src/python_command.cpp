@@ -1,6 +1,8 @@
 // Recognising a Python command for `amdahl profile`'s automatic PyTorch annotation.
 #include "python_command.hpp"
 
+#include "amdahl/format/input_file.hpp"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -64,10 +66,20 @@ std::string resolve(const std::string& cmd, const std::string& path_env) {
 }
 
 // The words of a `#!` line (interpreter first); empty when the file has none.
+// A regular file only (format::InputFile): a FIFO given as the command hung amdahl here, in the
+// open, deaf to SIGTERM (issue 18, class 6). Its first 4 KiB at most.
 std::vector<std::string> shebang(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
   std::string line;
-  if (!in || !std::getline(in, line) || line.rfind("#!", 0) != 0) return {};
+  try {
+    format::InputFile in(file, "command", format::kNoSizeLimit);
+    line.resize(4096);
+    const ssize_t n = ::read(in.fd(), line.data(), line.size());
+    line.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  } catch (const format::InputFileError&) {
+    return {};  // not a regular file: no #! line to read (the exec says what is wrong with it)
+  }
+  line = line.substr(0, line.find('\n'));
+  if (line.rfind("#!", 0) != 0) return {};
   std::istringstream words(line.substr(2));
   std::vector<std::string> out;
   for (std::string w; words >> w;) out.push_back(w);

@@ -11,6 +11,7 @@
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "commands.hpp"
+#include "rule_file.hpp"
 
 namespace amdahl::cli {
 
@@ -41,11 +42,7 @@ analysis::Report load_and_analyze(const ReportOptions& opt) {
     ao.warmup = static_cast<std::size_t>(n);
   }
   if (!opt.stages.empty()) {
-    std::ifstream in(opt.stages);
-    if (!in) throw analysis::InputError("cannot read the stage rule file '" + opt.stages + "'");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    ao.user_rules = analysis::parse_stage_rules(ss.str(), opt.stages);
+    ao.user_rules = analysis::parse_stage_rules(read_rule_file(opt.stages), opt.stages);
   }
   // Large blocks (timeline lanes, graph arrays) go straight to mmap and back to the system
   // when freed: glibc's adaptive threshold would otherwise keep the freed timeline in the heap

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 
 namespace amdahl::format {
@@ -57,6 +58,14 @@ std::uint32_t part_pid(const RecordSet& p) {
   return 0;
 }
 
+// Whether the process of this part replaced its program (exec): the collector's "collector.exec"
+// diagnostic. The next part with its pid is then the same process, not a reused pid.
+bool ended_by_exec(const RecordSet& p) {
+  for (const DiagRec& d : p.diagnostics)
+    if (d.key < p.strings.size() && p.strings[d.key] == "collector.exec") return true;
+  return false;
+}
+
 std::int64_t part_start(const RecordSet& p) {
   return p.processes.empty() ? 0 : p.processes.front().start_ns;
 }
@@ -78,9 +87,16 @@ RecordSet merge_parts(const std::vector<RecordSet>& parts) {
                    [&](std::size_t a, std::size_t b) { return part_start(parts[a]) < part_start(parts[b]); });
 
   std::unordered_map<std::uint32_t, std::uint32_t> pid_uses;  // real pid -> parts seen with it
+  std::unordered_map<std::uint32_t, bool> exec_next;          // real pid -> its last part ended in exec
   std::vector<std::int64_t> range_base(parts.size(), 0);
   for (const std::size_t pi : order) {
     const RecordSet& p = parts[pi];
+    try {
+      check_part_records(p);  // decode_part checked parts read from files; this, parts built in memory
+    } catch (const PartError& e) {
+      diag(part_pid(p), "merge.rejected_part", 1, std::string(e.what()) + "; the part is left out");
+      continue;
+    }
     PartMap m;
     m.str.reserve(p.strings.size());
     for (const std::string& s : p.strings) m.str.push_back(strings.intern(s));
@@ -88,7 +104,9 @@ RecordSet merge_parts(const std::vector<RecordSet>& parts) {
 
     const std::uint32_t pid = part_pid(p);
     const bool has_pid = !p.processes.empty() || pid != 0;  // an empty part claims no pid
-    const std::uint32_t uses = has_pid ? ++pid_uses[pid] : 0;
+    const bool after_exec = has_pid && exec_next[pid];  // the same process, a new program
+    if (has_pid) exec_next[pid] = ended_by_exec(p);
+    const std::uint32_t uses = has_pid && !after_exec ? ++pid_uses[pid] : 0;
     if (uses > 1) {
       m.rewrite_pid = true;
       m.from_pid = pid;

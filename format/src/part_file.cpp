@@ -5,11 +5,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <type_traits>
 
 #include "amdahl/format/fields.hpp"
+#include "amdahl/format/input_file.hpp"
 
 namespace amdahl::format {
 namespace {
@@ -206,6 +205,7 @@ RecordSet decode_part(const std::string& bytes) {
         break;
       case Tag::End:
         if (rs.strings.empty() || !rs.strings[0].empty()) throw PartError("part file is corrupt: bad string table");
+        check_part_records(rs);
         return rs;
       default: throw PartError("part file is corrupt: unknown section " + std::to_string(static_cast<int>(tag)));
     }
@@ -254,9 +254,12 @@ bool write_part(const RecordSet& rs, const std::string& path, std::string* error
 }
 
 RecordSet read_part(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw PartError("cannot open part file " + path);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {
+    bytes = read_input_file(path, "part file", kNoSizeLimit);  // regular files only: never a FIFO
+  } catch (const InputFileError& e) {
+    throw PartError(e.what());
+  }
   return decode_part(bytes);
 }
 

@@ -4,12 +4,14 @@
 // ProfileError sentence. The schema itself is in profile_schema.cpp.
 #include "amdahl/format/profile_store.hpp"
 #include "amdahl/format/output_file.hpp"
+#include "amdahl/format/input_file.hpp"
 
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <algorithm>
 #include <charconv>
@@ -20,6 +22,7 @@
 #include <string_view>
 #include <thread>
 
+#include "profile_guard.hpp"
 #include "profile_schema.hpp"
 #include "sqlite_db.hpp"
 
@@ -191,6 +194,8 @@ struct Loader {
   std::int64_t file_size;
   int version;                         // the profile's format_version (checked)
   bool analysis_columns_only = false;  // LoadOptions
+  detail::LoadDeadline* deadline = nullptr;             // shared by every connection of the load
+  mutable std::atomic<std::size_t> names_cut{0};        // strings cut to kMaxNameBytes
 
   [[noreturn]] void corrupt(const std::string& why) const {
     throw ProfileError(path + " is corrupt: " + why);
@@ -259,6 +264,7 @@ struct Loader {
       try {
         const std::size_t lo = n * k / threads, hi = n * (k + 1) / threads;
         Db conn(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+        detail::harden_reading_connection(conn, *deadline);
         Stmt st(conn, (select + " WHERE id >= ?1 AND id < ?2 ORDER BY id").c_str());
         st.bind(1, static_cast<std::int64_t>(lo));
         st.bind(2, static_cast<std::int64_t>(hi));
@@ -287,7 +293,11 @@ struct Loader {
   void load(Profile& out) const {
     RecordSet& r = out.records;
     r.strings.clear();
-    fill(out, "strings", "value", r.strings, [](const Stmt& st) { return std::string(st.view(1)); });
+    fill(out, "strings", "value", r.strings, [this](const Stmt& st) {
+      std::string s(st.view(1));
+      if (detail::cut_long_name(s)) names_cut.fetch_add(1, std::memory_order_relaxed);
+      return s;
+    });
     if (r.strings.empty() || !r.strings[0].empty()) corrupt("string 0 must be the empty string");
     auto u32 = [](const Stmt& st, int c) { return static_cast<std::uint32_t>(st.i64(c)); };
     auto u64 = [](const Stmt& st, int c) { return static_cast<std::uint64_t>(st.i64(c)); };
@@ -426,23 +436,35 @@ struct Loader {
   }
 };
 
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+// Names cut to kMaxNameBytes when read: one diagnostic with their count (loader.names_cut).
+void note_cut_names(RecordSet& r, std::size_t cut) {
+  const auto id = [&r](std::string s) {
+    r.strings.push_back(std::move(s));
+    return static_cast<StrId>(r.strings.size() - 1);
+  };
+  r.diagnostics.push_back({0, id("load.long_names_truncated"), cut,
+                           id(std::to_string(cut) + " name(s) longer than " + std::to_string(detail::kMaxNameBytes) +
+                              " bytes were cut to that length when the profile was read")});
+}
+
 // Opens the file ourselves first so that a missing or unreadable file gets the OS's reason
-// (SQLite would only say "unable to open database file").
+// (SQLite would only say "unable to open database file"), and so that only a regular file
+// reaches SQLite: a FIFO would block its open, a device be read without end (input_file.hpp).
 std::int64_t check_readable(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    if (e == ENOENT) throw ProfileError("cannot open " + path + ": no such file");
-    if (e == EACCES) throw ProfileError("cannot open " + path + ": permission denied");
-    throw ProfileError("cannot open " + path + ": " + std::strerror(e));
+  std::uint64_t size = 0;
+  try {
+    size = InputFile(path, "profile", kNoSizeLimit).size();
+  } catch (const InputFileError& e) {
+    throw ProfileError("cannot open " + path + ": " + e.reason());
   }
-  struct stat sb {};
-  const int rc = ::fstat(fd, &sb);
-  ::close(fd);
-  if (rc != 0) throw ProfileError("cannot open " + path + ": " + std::strerror(errno));
-  if (S_ISDIR(sb.st_mode)) throw ProfileError("cannot open " + path + ": it is a directory");
-  if (sb.st_size == 0) throw ProfileError(path + " is not an amdahl profile: the file is empty");
-  return static_cast<std::int64_t>(sb.st_size);
+  if (size == 0) throw ProfileError(path + " is not an amdahl profile: the file is empty");
+  return static_cast<std::int64_t>(size);
 }
 
 
@@ -500,8 +522,10 @@ void save_profile(const Profile& profile, const std::string& path, bool overwrit
 Profile load_profile(const std::string& path, const LoadOptions& options) {
   const std::int64_t file_size = check_readable(path);
   Profile out;
+  detail::LoadDeadline deadline = detail::LoadDeadline::for_file(file_size);
   try {
     Db db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+    detail::harden_reading_connection(db, deadline);
     // Reading the header fails with SQLITE_NOTADB for a file that is not SQLite at all.
     const std::int64_t page_size = scalar(db, "PRAGMA page_size");
     const std::int64_t page_count = scalar(db, "PRAGMA page_count");
@@ -514,6 +538,7 @@ Profile load_profile(const std::string& path, const LoadOptions& options) {
       while (st.next()) tables.insert(st.str(0));
     }
     if (!tables.count("meta")) throw ProfileError(path + " is not an amdahl profile: it has no meta table");
+    detail::check_profile_schema(db, path);
     {
       Stmt st(db, "SELECT key, value FROM meta");
       while (st.next()) out.meta[st.str(0)] = st.str(1);
@@ -522,11 +547,20 @@ Profile load_profile(const std::string& path, const LoadOptions& options) {
     for (const auto& t : detail::kTables)
       if (t.since <= version && !tables.count(t.name))
         throw ProfileError(path + " is not a complete amdahl profile: table '" + t.name + "' is missing");
-    const Loader loader{path, db, file_size, version, options.analysis_columns_only};
+    const Loader loader{path, db, file_size, version, options.analysis_columns_only, &deadline};
     loader.load(out);
     loader.check_counts(out);
+    if (const std::size_t cut = loader.names_cut.load()) note_cut_names(out.records, cut);
   } catch (const SqliteError& e) {
     switch (e.code()) {
+      case SQLITE_INTERRUPT:
+        if (deadline.expired)
+          throw ProfileError("reading " + path + " took longer than " + seconds_text(deadline.seconds) +
+                             " s; given up (AMDAHL_LOAD_TIMEOUT_S=N allows N seconds)");
+        throw ProfileError("cannot read " + path + ": " + e.what());
+      case SQLITE_TOOBIG:
+        throw ProfileError(path + " is not a valid amdahl profile: it holds a value or schema statement over "
+                           "SQLite's bounds for reading (" + std::string(e.what()) + ")");
       case SQLITE_NOTADB: throw ProfileError(path + " is not an amdahl profile: it is not an SQLite database");
       case SQLITE_CORRUPT:
       case SQLITE_IOERR:

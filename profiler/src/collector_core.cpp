@@ -275,6 +275,15 @@ void on_quick_exit(int) noexcept {
   write_part(WriteKind::QuickExit);
 }
 
+// exec*() through the preloaded hook: the part, before the program is replaced (no exit handler
+// runs at exec). The same conditions as on_quick_exit; the process may go on if the exec fails.
+void on_exec() noexcept {
+  if (!g_enabled || g_core == nullptr) return;
+  if (static_cast<std::uint32_t>(::getpid()) != core().pid) return;
+  if (!g_recording.load(std::memory_order_acquire)) return;
+  write_part(WriteKind::Exec);
+}
+
 __attribute__((destructor)) void collector_unload() noexcept {
   if (g_enabled) write_part(WriteKind::Exit);
 }
@@ -683,6 +692,8 @@ void mark_process_recording() noexcept {
 void register_exit_hook() noexcept {
   using Register = void (*)(void (*)(int));
   if (auto reg = reinterpret_cast<Register>(::dlsym(RTLD_DEFAULT, "amdahl_exit_hook_register"))) reg(&on_quick_exit);
+  using RegisterExec = void (*)(void (*)());
+  if (auto reg = reinterpret_cast<RegisterExec>(::dlsym(RTLD_DEFAULT, "amdahl_exec_hook_register"))) reg(&on_exec);
 }
 
 std::uint64_t activity_count() noexcept {

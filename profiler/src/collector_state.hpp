@@ -161,7 +161,7 @@ void reset_write_state() noexcept;
 // through _exit in their SIGTERM handler), so it locks as Crash does and runs no part hooks;
 // with part hooks registered it counts "collector.quick_exit_without_hooks" = 1 (their records
 // since the last write are missing).
-enum class WriteKind { Flush, Exit, Crash, QuickExit };
+enum class WriteKind { Flush, Exit, Crash, QuickExit, Exec };  // Exec: just before an exec (exit_hook.c)
 // Writes the part (write_part_now() is write_part(WriteKind::Flush)). Crash, QuickExit: only if
 // every collector lock can be taken (try-lock), else the last written part stays.
 void write_part(WriteKind kind, int signal = 0) noexcept;

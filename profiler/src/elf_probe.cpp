@@ -3,6 +3,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <link.h>
 #include <sys/auxv.h>
 #include <unistd.h>
@@ -39,8 +40,15 @@ Linkage process_linkage() noexcept {
 }
 
 Linkage file_linkage(const char* path) noexcept {
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK and regular files only: a FIFO given as the command hung `amdahl profile` here,
+  // in the open (issue 18, class 6).
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return Linkage::Unknown;
+  struct stat sb {};
+  if (::fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    ::close(fd);
+    return Linkage::Unknown;
+  }
   Linkage result = Linkage::Unknown;
   Elf64_Ehdr eh{};
   const unsigned char native_data = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;

@@ -174,6 +174,8 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   auto diags = diagnostics_snapshot();
   if (unclosed > 0) diags.emplace_back("nvtx.unclosed_range", unclosed);
   if (kind == WriteKind::Flush) diags.emplace_back("collector.flushed_before_exit", 1);
+  // Read by the merge: the next part of this pid is this process after the exec, not a reused pid.
+  if (kind == WriteKind::Exec) diags.emplace_back("collector.exec", 1);
   if (kind == WriteKind::Crash)
     diags.emplace_back(signal == SIGTERM || signal == SIGINT || signal == SIGHUP ? "collector.term_signal"
                                                                                 : "collector.crash_signal",

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <zlib.h>
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/stage_rules.hpp"
@@ -489,28 +488,6 @@ const std::string& kineto_stage_rules() {
       "Optimizer.step*           -> gpu_compute\n"
       "Optimizer.zero_grad*      -> gpu_compute\n";
   return rules;
-}
-
-std::string read_maybe_gzip(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files unchanged
-  if (!f) throw InputError("cannot open '" + path + "'");
-  std::string data;
-  char buf[1 << 16];
-  for (;;) {
-    const int n = gzread(f, buf, sizeof buf);
-    if (n < 0) {
-      int err = 0;
-      const std::string msg = gzerror(f, &err);
-      gzclose(f);
-      throw InputError("cannot read '" + path + "': " + (err == Z_ERRNO ? "read error" : "corrupt gzip data (" + msg + ")"));
-    }
-    if (n == 0) break;
-    data.append(buf, static_cast<std::size_t>(n));
-  }
-  const int rc = gzclose(f);
-  if (rc == Z_BUF_ERROR) throw InputError("cannot read '" + path + "': truncated gzip data");
-  if (rc != Z_OK) throw InputError("cannot read '" + path + "'");
-  return data;
 }
 
 void check_json_depth(std::string_view text, const std::string& source) {

@@ -131,3 +131,47 @@ TEST_CASE("rule-file syntax errors name the line") {
   CHECK(error_of("# ok\nx[ab -> disk_io").rfind("r.txt:2:", 0) == 0);
   CHECK(error_of("# only a comment\n   \n") == "no error");
 }
+
+// Issue 18, class 6: rule matching goes through an index (literal, NAME*, *NAME looked up; the
+// rest tried in order). Whatever the shapes, the rule it finds is the first rule in the list
+// that glob_match accepts for the name or domain::name, as a plain scan finds it.
+TEST_CASE("the rule index finds the same first matching rule as trying every rule in order") {
+  const std::vector<std::string> patterns = {
+      "load",  "load*",  "*load", "*load*", "lo?d*", "l[a-o]ad", "mylib::*", "*::load", "read_batch", "read*",
+      "*batch", "ba*ch", "x",    "*",      "read",  "mylib::read*", "*_x", "step", "Load*", "*[0-9]"};
+  // The last two are long enough for the `*LIT*` rules' search instead of their lookup.
+  const std::vector<std::string> names = {"load", "Load_x", "preload", "loader", "read_batch", "read", "batch",
+                                          "x",    "step1",  "",        "lood",   "LOAD9",      "bitch", "mylib",
+                                          std::string(std::size_t{1} << 20, 'q') + "LoAd",
+                                          std::string(std::size_t{1} << 20, 'q') + "_x"};
+  std::string text;
+  for (std::size_t i = 0; i < patterns.size(); ++i) text += patterns[i] + " -> s" + std::to_string(i) + "\n";
+  const auto user = parse_stage_rules(text, "rules.txt");
+  // Every rotation of the list, so each shape comes first somewhere.
+  for (std::size_t rot = 0; rot < user.size(); ++rot) {
+    std::vector<StageRule> rs(user.begin() + static_cast<std::ptrdiff_t>(rot), user.end());
+    rs.insert(rs.end(), user.begin(), user.begin() + static_cast<std::ptrdiff_t>(rot));
+    const StageRules rules(rs);
+    for (const std::string domain : {"", "mylib"}) {
+      for (const std::string& name : names) {
+        CAPTURE(rot);
+        CAPTURE(domain);
+        CAPTURE(name.substr(0, 40));
+        const std::string full = domain + "::" + name;
+        const StageRule* expect = nullptr;
+        for (const StageRule& r : rules.rules()) {
+          const bool hit = r.words ? glob_match(r.pattern, word_form(name))
+                                   : glob_match(r.pattern, name) || glob_match(r.pattern, full);
+          if (hit) {
+            expect = &r;
+            break;
+          }
+        }
+        const StageRule* got = nullptr;
+        const RangeClass c = rules.classify(domain, name, &got);
+        CHECK(got == expect);
+        if (expect != nullptr) CHECK(c.stage == expect->target.stage);
+      }
+    }
+  }
+}

@@ -195,3 +195,69 @@ TEST_CASE("part file rejects bad bytes with PartError") {
   CHECK_THROWS_AS(encode_part(RecordSet{}, 0), PartError);
   CHECK_THROWS_AS(encode_part(RecordSet{}, kPartVersion + 1), PartError);
 }
+
+// Issue 18, class 8: a part with an enum byte beyond its enum was merged, and the saved
+// profile then failed `export` as corrupt. decode_part refuses such a part whole.
+TEST_CASE("a record with an enum value the format does not define makes the part corrupt") {
+  auto refused = [](RecordSet rs, const char* says) {
+    CAPTURE(says);
+    std::string msg;
+    try {
+      decode_part(encode_part(rs));
+    } catch (const PartError& e) {
+      msg = e.what();
+    }
+    CHECK(msg.find(says) != std::string::npos);
+  };
+  RecordSet base;
+  base.strings.push_back("x");
+  {
+    RecordSet rs = base;
+    rs.ranges.push_back({});
+    rs.ranges.push_back({});
+    rs.ranges[1].kind = static_cast<RangeKind>(2);
+    refused(rs, "range 1 has kind 2, a kind the format does not define");
+  }
+  {
+    RecordSet rs = base;
+    rs.marks.push_back({});
+    rs.marks[0].payload.kind = static_cast<PayloadKind>(9);
+    refused(rs, "mark 0 has payload kind 9");
+  }
+  {
+    RecordSet rs = base;
+    rs.gpu_ops.push_back({});
+    rs.gpu_ops[0].copy_kind = static_cast<CopyKind>(6);
+    refused(rs, "GPU operation 0 has copy kind 6");
+  }
+  {
+    RecordSet rs = base;
+    rs.gpu_ops.push_back({});
+    rs.gpu_ops[0].dst_kind = static_cast<MemKind>(200);
+    refused(rs, "destination memory kind 200");
+  }
+  {
+    RecordSet rs = base;
+    rs.api_calls.push_back({});
+    rs.api_calls[0].api = static_cast<ApiKind>(2);
+    refused(rs, "API call 0 has API kind 2");
+  }
+  {
+    RecordSet rs = base;
+    rs.syncs.push_back({});
+    rs.syncs[0].kind = static_cast<SyncKind>(5);
+    refused(rs, "sync 0 has kind 5");
+  }
+  // Every defined value still reads.
+  RecordSet ok = base;
+  ok.ranges.push_back({});
+  ok.ranges[0].kind = RangeKind::StartEnd;
+  ok.ranges[0].payload.kind = PayloadKind::Double;
+  ok.gpu_ops.push_back({});
+  ok.gpu_ops[0].kind = GpuOpKind::Memset;
+  ok.gpu_ops[0].copy_kind = CopyKind::PtoP;
+  ok.gpu_ops[0].src_kind = MemKind::Managed;
+  ok.syncs.push_back({});
+  ok.syncs[0].kind = SyncKind::ContextSynchronize;
+  CHECK(decode_part(encode_part(ok)).ranges.size() == 1);
+}

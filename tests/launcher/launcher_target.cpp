@@ -10,6 +10,9 @@
 //                   handlers are in place; on the first SIGINT/SIGTERM shuts down "gracefully"
 //                   (0.5 s, during which a second one is counted too), or ends after S seconds;
 //                   writes "int=I term=T hup=H usr1=A usr2=B" to FILE and exits with I + T
+//   reexec N R [HOW] NVTX: N `step` ranges (domain amdahl, a `cpu_preprocess` range in each),
+//                   then, while R > 1, replaces itself with `reexec N R-1 HOW` (HOW: execv, the
+//                   default, or execve, execvp, execl); exits 3 after the last round
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +68,41 @@ int ranges() {
   ::waitpid(child, &status, 0);
   return 5;
 #else
+  std::fprintf(stderr, "launcher_target: built without NVTX headers\n");
+  return 99;
+#endif
+}
+
+int reexec(const char* self, int steps, int rounds, const std::string& how) {
+#ifdef AMDAHL_TARGET_HAS_NVTX
+  nvtxDomainHandle_t d = nvtxDomainCreateA("amdahl");
+  auto push = [&](const char* name) {
+    nvtxEventAttributes_t a{};
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = name;
+    nvtxDomainRangePushEx(d, &a);
+  };
+  for (int i = 0; i < steps; ++i) {
+    push("step");
+    push("cpu_preprocess");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    nvtxDomainRangePop(d);
+    nvtxDomainRangePop(d);
+  }
+  if (rounds <= 1) return 3;
+  const std::string n = std::to_string(steps), r = std::to_string(rounds - 1);
+  char* args[] = {const_cast<char*>(self), const_cast<char*>("reexec"), const_cast<char*>(n.c_str()),
+                  const_cast<char*>(r.c_str()), const_cast<char*>(how.c_str()), nullptr};
+  if (how == "execve") ::execve(self, args, environ);
+  else if (how == "execvp") ::execvp(self, args);
+  else if (how == "execl") ::execl(self, self, "reexec", n.c_str(), r.c_str(), how.c_str(), static_cast<char*>(nullptr));
+  else ::execv(self, args);
+  std::perror("launcher_target: exec");
+  return 97;
+#else
+  (void)self; (void)steps; (void)rounds; (void)how;
   std::fprintf(stderr, "launcher_target: built without NVTX headers\n");
   return 99;
 #endif
@@ -126,5 +164,6 @@ int main(int argc, char** argv) {
   if (mode == "env" && argc > 2) return env(argv[2]);
   if (mode == "ranges") return ranges();
   if (mode == "signals" && argc > 3) return signals(argv[2], std::atof(argv[3]));
+  if (mode == "reexec" && argc > 3) return reexec(argv[0], std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? argv[4] : "execv");
   return 64;
 }

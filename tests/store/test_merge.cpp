@@ -238,3 +238,35 @@ TEST_CASE("empty parts merge without inventing duplicate pids") {
   REQUIRE(m.processes.size() == 1);
   CHECK(m.processes[0].pid == 500);
 }
+
+// Issue 18, class 8 (b): a process that replaced its program (exec) writes a part before the
+// exec (diagnostic collector.exec) and the new program another with the same pid: one process,
+// not a reused pid.
+TEST_CASE("the part after an exec keeps its pid: the same process, a new program") {
+  RecordSet before = part_b(500, 100);
+  before.strings.push_back("collector.exec");
+  before.diagnostics.push_back({500, static_cast<StrId>(before.strings.size() - 1), 1, kNoString});
+  const RecordSet m = merge_parts({part_b(500, 6000), before});
+  REQUIRE(m.processes.size() == 2);
+  for (const ProcessRec& p : m.processes) CHECK(p.pid == 500);
+  for (const RangeRec& r : m.ranges) CHECK(r.pid == 500);
+  for (const DiagRec& d : m.diagnostics) CHECK(m.str(d.key) != "merge.duplicate_pid");
+  // Without the exec marker the same two parts are a reused pid, as before.
+  const RecordSet reused = merge_parts({part_b(500, 6000), part_b(500, 100)});
+  CHECK(reused.processes[1].pid != 500);
+}
+
+// Issue 18, class 8 (a): a part built in memory with an undefined enum value is left out of the
+// merge, counted; the other parts are kept.
+TEST_CASE("a part with an enum value the format does not define is left out of the merge") {
+  RecordSet bad = part_b(600, 100);
+  bad.gpu_ops[0].kind = static_cast<GpuOpKind>(3);
+  const RecordSet m = merge_parts({part_a(), bad});
+  for (const ProcessRec& p : m.processes) CHECK(p.pid != 600);
+  for (const RangeRec& r : m.ranges) CHECK(r.pid == 100);
+  bool counted = false;
+  for (const DiagRec& d : m.diagnostics)
+    counted = counted || (m.str(d.key) == "merge.rejected_part" && d.pid == 600 &&
+                          m.str(d.detail).find("GPU operation 0 has kind 3") != std::string::npos);
+  CHECK(counted);
+}

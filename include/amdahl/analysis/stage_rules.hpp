@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,10 @@ std::vector<StageRule> parse_stage_rules(std::string_view text, const std::strin
 // The built-in rules, tried after every user rule. `step_name` maps to the step role.
 std::vector<StageRule> default_stage_rules(const std::string& step_name);
 
+namespace detail {
+class RuleIndex;  // rule_index.hpp: finds the first matching rule without trying every rule
+}
+
 class StageRules {
  public:
   // user rules first (first match wins), then the defaults.
@@ -76,6 +81,7 @@ class StageRules {
  private:
   std::vector<StageRule> rules_;
   std::string step_name_;
+  std::shared_ptr<const detail::RuleIndex> index_;  // over rules_, which never change after construction
 };
 
 }  // namespace amdahl::analysis

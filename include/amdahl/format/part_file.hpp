@@ -28,8 +28,13 @@ class PartError : public std::runtime_error {
 // `version` (1 to kPartVersion) writes that older layout, leaving out what it did not have (for
 // tests of reading older parts).
 std::string encode_part(const RecordSet& rs, std::uint32_t version = kPartVersion);
-// Parses bytes made by encode_part. Throws PartError.
+// Parses bytes made by encode_part. Throws PartError, also for a record with an enum value the
+// format does not define (check_part_records).
 RecordSet decode_part(const std::string& bytes);
+
+// Throws PartError naming the first record whose enum field (range kind, payload kind, API
+// kind, GPU op / copy / memory kind, sync kind) is outside its enum (record_check.cpp).
+void check_part_records(const RecordSet& rs);
 
 // Writes `path`.tmp then renames it to `path`. Never throws; false and `error` on failure.
 bool write_part(const RecordSet& rs, const std::string& path, std::string* error) noexcept;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,8 +54,17 @@ inline constexpr std::size_t kMaxJsonDepth = 64;
 // One pass over the bytes, strings skipped; says nothing else about the text's validity.
 void check_json_depth(std::string_view text, const std::string& source);
 
-// Reads a file, gunzipping it when it is gzip-compressed. Throws analysis::InputError.
+// Reads a file, gunzipping it when it is gzip-compressed (trace_input.cpp). Regular files
+// only (a FIFO or a device is refused, never opened for a blocking read), of at most
+// kMaxTraceFileBytes; a gzip file may inflate to at most inflate_limit(its size) bytes.
+// Throws analysis::InputError naming the file.
 std::string read_maybe_gzip(const std::string& path);
+
+inline constexpr std::uint64_t kMaxTraceFileBytes = std::uint64_t{16} << 30;  // 16 GiB
+// How many bytes a gzip file of `compressed` bytes may inflate to: AMDAHL_MAX_INFLATED_MB MiB
+// when that is set (a positive number), else max(1 GiB, 200 x compressed). A PyTorch trace
+// compresses 10-30x; a gzip bomb (all zeros) about 1000x.
+std::uint64_t inflate_limit(std::uint64_t compressed);
 
 // Throws analysis::InputError on text that is not a Kineto / Chrome trace, or holds no event
 // amdahl can use. `source` names the input in messages and in meta 'command'.
