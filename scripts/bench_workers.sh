@@ -46,7 +46,7 @@ for w in "${workers[@]}"; do
     > "$res/profiled-w$w.txt" 2> "$res/profile-w$w.log"
   echo "profiled w$w: exit $? $(grep -E '^last' "$res/profiled-w$w.txt") ($(el))"
   "$amdahl" report "$res/wb-w$w.amdahl" > "$res/report-w$w.txt" 2>&1
-  "$amdahl" report "$res/wb-w$w.amdahl" --format json -o "$res/report-w$w.json" 2>/dev/null
+  "$amdahl" report "$res/wb-w$w.amdahl" --force --format json -o "$res/report-w$w.json" 2>/dev/null
 done
 cat "$res/report-w0.txt" "$res/report-w4.txt"
 # 4. What-ifs and validation from the w0 profile.
@@ -64,7 +64,7 @@ python3 "$root/scripts/kineto_wrap.py" "$res/kineto-w4.json.gz" "$script" "${com
 echo "kineto w4: exit $? $(grep -E '^last' "$res/kineto-w4.txt") $(du -h "$res/kineto-w4.json.gz" | cut -f1) ($(el))"
 "$amdahl" import "$res/kineto-w4.json.gz" -o "$res/kineto-w4.amdahl" --force > "$res/import-w4.log" 2>&1
 "$amdahl" report "$res/kineto-w4.amdahl" > "$res/kineto-report-w4.txt" 2>&1
-"$amdahl" report "$res/kineto-w4.amdahl" --format json -o "$res/kineto-report-w4.json" 2>/dev/null
+"$amdahl" report "$res/kineto-w4.amdahl" --force --format json -o "$res/kineto-report-w4.json" 2>/dev/null
 cat "$res/import-w4.log" "$res/kineto-report-w4.txt"
 [ "${WB_SMALL_KINETO:-1}" = 1 ] && python3 "$root/scripts/kineto_wrap.py" "$res/kineto-small-w2.json.gz" "$script" "$data" --batch-size 16 --steps 8 \
   --workers 2 --arch resnet18 --amp --channels-last > "$res/kineto-small.txt" 2>&1
