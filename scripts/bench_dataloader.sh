@@ -14,5 +14,5 @@ for w in 4 0; do
   "$bin/amdahl" profile -o "$dest/$name.amdahl" --force -- python3 "$root/workloads/python/train_dataloader.py" \
     --workers "$w" --steps "${DL_STEPS:-40}" 2>&1 | tail -n 8
   "$bin/amdahl" report "$dest/$name.amdahl" | tee "$dest/$name.report.txt"
-  "$bin/amdahl" report "$dest/$name.amdahl" --format json -o "$dest/$name.report.json" || true
+  "$bin/amdahl" report "$dest/$name.amdahl" --force --format json -o "$dest/$name.report.json" || true
 done

@@ -25,8 +25,8 @@ python3 "$root/scripts/make_kineto_trace.py" --mode kineto --steps "$steps" --tr
 "$amdahl" import "$out/kineto_trace.json.gz" -o "$out/imported.amdahl" --force
 
 for p in own imported; do
-  "$amdahl" report "$out/$p.amdahl" --format json -o "$out/$p.json"
-  "$amdahl" report "$out/$p.amdahl" --format html -o "$out/$p.html"
+  "$amdahl" report "$out/$p.amdahl" --force --format json -o "$out/$p.json"
+  "$amdahl" report "$out/$p.amdahl" --force --format html -o "$out/$p.html"
   "$amdahl" report "$out/$p.amdahl" > "$out/$p.txt"
 done
 "$amdahl" diff "$out/own.amdahl" "$out/imported.amdahl" > "$out/diff.txt" || true

@@ -15,7 +15,7 @@ profile() {  # name, command...
   local start=$SECONDS
   "$bin/amdahl" profile -o "$dest/$name.amdahl" --force -- "$@" 2>&1 | tail -n 12 | tee "$dest/$name.log"
   "$bin/amdahl" report "$dest/$name.amdahl" | tee "$dest/$name.report.txt"
-  "$bin/amdahl" report "$dest/$name.amdahl" --format json -o "$dest/$name.report.json" || true
+  "$bin/amdahl" report "$dest/$name.amdahl" --force --format json -o "$dest/$name.report.json" || true
   echo "== $name done in $((SECONDS - start)) s"
 }
 rn=("$bin/resnet50" --batch-size "$batch" --steps "$steps" --warmup-steps "$warm")

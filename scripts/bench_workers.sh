@@ -56,7 +56,7 @@ for w in "${workers[@]}"; do
     > "$res/profiled-w$w.txt" 2> "$res/profile-w$w.log"
   echo "profiled w$w: exit $? $(grep -E '^last' "$res/profiled-w$w.txt") ($(el))"
   "$amdahl" report "$res/wb-w$w.amdahl" > "$res/report-w$w.txt" 2>&1
-  "$amdahl" report "$res/wb-w$w.amdahl" --format json -o "$res/report-w$w.json" 2>/dev/null
+  "$amdahl" report "$res/wb-w$w.amdahl" --force --format json -o "$res/report-w$w.json" 2>/dev/null
 done
 cat "$res/report-w0.txt" "$res/report-w4.txt"
 if [ "${WB_NO_TORCH:-0}" = 1 ]; then
@@ -83,7 +83,7 @@ for k in $(seq 1 "${WB_KINETO_RUNS:-1}"); do
   echo "kineto w4$sfx: exit $? $(grep -E '^last' "$res/kineto-w4$sfx.txt") $(du -h "$res/kineto-w4$sfx.json.gz" | cut -f1) ($(el))"
   "$amdahl" import "$res/kineto-w4$sfx.json.gz" -o "$res/kineto-w4$sfx.amdahl" --force > "$res/import-w4$sfx.log" 2>&1
   "$amdahl" report "$res/kineto-w4$sfx.amdahl" > "$res/kineto-report-w4$sfx.txt" 2>&1
-  "$amdahl" report "$res/kineto-w4$sfx.amdahl" --format json -o "$res/kineto-report-w4$sfx.json" 2>/dev/null
+  "$amdahl" report "$res/kineto-w4$sfx.amdahl" --force --format json -o "$res/kineto-report-w4$sfx.json" 2>/dev/null
   cat "$res/import-w4$sfx.log" "$res/kineto-report-w4$sfx.txt"
 done
 [ "${WB_SMALL_KINETO:-1}" = 1 ] && python3 "$root/scripts/kineto_wrap.py" "$res/kineto-small-w2.json.gz" "$script" "$data" --batch-size 16 --steps 8 \

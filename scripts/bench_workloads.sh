@@ -36,7 +36,7 @@ profile() {  # name, command...
   local start=$SECONDS
   "$bin/amdahl" profile -o "$dest/$name.amdahl" -- "$@" 2>&1 | tee "$dest/$name.log"
   "$bin/amdahl" report "$dest/$name.amdahl" | tee "$dest/$name.report.txt"
-  "$bin/amdahl" report "$dest/$name.amdahl" --format json -o "$dest/$name.report.json" || true
+  "$bin/amdahl" report "$dest/$name.amdahl" --force --format json -o "$dest/$name.report.json" || true
   echo "== $name done in $((SECONDS - start)) s"
 }
 

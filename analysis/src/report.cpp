@@ -319,6 +319,7 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
   r.steps = sel.has_steps ? sel.steps.size() : 0;
   r.total_steps = sel.total_steps;
   r.warmup = sel.warmup;
+  r.first_step = sel.first_step;
   r.warmup_auto = sel.warmup_auto;
   r.fill_steps = sel.fill_steps;
   r.drain_steps = sel.drain_steps;

@@ -28,6 +28,7 @@ nlohmann::json report_to_json(const Report& r) {
   j["steps"] = r.steps;
   j["total_steps"] = r.total_steps;
   j["warmup_steps"] = r.warmup;
+  if (r.steps > 0) j["first_step"] = r.first_step;  // 0-based, as --gpu-steps counts
   j["warmup"] = r.warmup_auto ? "auto" : "explicit";
   j["steady_state"] = {{"fill_steps", r.fill_steps}, {"drain_steps", r.drain_steps}};
   j["step_name"] = r.step_name;

@@ -30,9 +30,10 @@ std::string report_to_text(const Report& r, bool with_notes) {
     std::string edges;
     if (r.fill_steps > 0) edges += ", " + std::to_string(r.fill_steps) + " pipeline fill";
     if (r.drain_steps > 0) edges += ", " + std::to_string(r.drain_steps) + " drain";
-    std::snprintf(buf, sizeof buf, "window: %.1f ms, %zu steps (%zu warm-up%s excluded, %s), %.2f ms/step\n", wall_ms,
-                  r.steps, r.warmup - r.fill_steps, edges.c_str(), r.warmup_auto ? "auto" : "--warmup",
-                  wall_ms / static_cast<double>(r.steps));
+    std::snprintf(buf, sizeof buf,
+                  "window: %.1f ms, %zu steps (%zu warm-up%s excluded, %s), %.2f ms/step; steps %zu to %zu (from 0)\n",
+                  wall_ms, r.steps, r.warmup - r.fill_steps, edges.c_str(), r.warmup_auto ? "auto" : "--warmup",
+                  wall_ms / static_cast<double>(r.steps), r.first_step, r.first_step + r.steps - 1);
   } else {
     std::snprintf(buf, sizeof buf, "window: %.1f ms, no steps (whole run of the driving thread)\n", wall_ms);
   }

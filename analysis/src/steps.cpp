@@ -161,6 +161,10 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
       const std::int64_t end = i + 1 < sel.steps.size() ? sel.steps[i + 1].start_ns : sel.steps[i].end_ns;
       sel.spans.push_back({sel.steps[i].start_ns, std::max(end, sel.steps[i].start_ns)});
     }
+    sel.first_step = static_cast<std::size_t>(
+        std::find_if(lane.steps.begin(), lane.steps.end(),
+                     [&](const Interval& s) { return s.start_ns == sel.steps.front().start_ns; }) -
+        lane.steps.begin());
     sel.window = {sel.steps.front().start_ns, std::max(sel.steps.back().end_ns, sel.spans.back().end_ns)};
     sel.spans.back().end_ns = sel.window.end_ns;
     if (tl.lanes.size() > 1 && std::count_if(tl.lanes.begin(), tl.lanes.end(), [&](const Lane& l) {

@@ -15,6 +15,7 @@
 
 #include "amdahl/format/output_file.hpp"
 #include "amdahl/report/escape.hpp"
+#include "progress.hpp"
 
 namespace amdahl::cli {
 
@@ -28,7 +29,7 @@ class UsageError : public std::runtime_error {
 // file, whatever the path: st_dev and st_ino compared, links and symbolic links included) or is
 // a directory. `what` names the option ("-o", "--chrome"). Empty paths are skipped.
 inline void check_output(const std::string& output, const std::vector<std::string>& inputs, const char* what = "-o") {
-  if (output.empty()) return;
+  if (output.empty() || output == "-") return;  // "-": stdout (output_target.hpp)
   struct stat st {};
   if (::stat(output.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw UsageError(std::string("cannot write ") + what + " " + output + ": it is a directory");
@@ -40,6 +41,8 @@ inline void check_output(const std::string& output, const std::vector<std::strin
 
 // A profile (an SQLite database) needs a regular file: refuses /dev/stdout, a FIFO, a device.
 inline void check_profile_output(const std::string& output) {
+  if (output == "-")
+    throw UsageError("cannot write a profile to stdout (-o -): a profile is an SQLite database; give a file name");
   if (format::written_in_place(output))
     throw UsageError("cannot write a profile to " + output +
                      ": it is not a regular file (a profile is an SQLite database; give a file name)");
@@ -48,13 +51,25 @@ inline void check_profile_output(const std::string& output) {
 // The text of a `--format json` output: indented, newline-terminated; strings that are not
 // UTF-8 (profiles keep NVTX names as recorded) get U+FFFD instead of making dump() throw.
 // DEL and C1 controls, which the library leaves raw, are \u escapes (json_terminal_safe).
+// Every JSON document the CLI prints starts with "schema_version" (kJsonSchemaVersion,
+// docs/json-schema.md: additive changes keep it, removals and renames bump it). The objects
+// sort their keys, so the key is put first in the text.
+inline constexpr int kJsonSchemaVersion = 1;
 inline std::string json_text(const nlohmann::json& j) {
-  return report::json_terminal_safe(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
+  nlohmann::json body = j;
+  if (body.is_object()) body.erase("schema_version");
+  std::string text = body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (body.is_object()) {
+    const std::string first = "{\n  \"schema_version\": " + std::to_string(kJsonSchemaVersion);
+    text = body.empty() ? first + "\n}" : first + "," + text.substr(1);
+  }
+  return report::json_terminal_safe(text) + "\n";
 }
 
 // One line on stderr for amdahl: "amdahl: <prefix><text>" with the text's control characters
 // escaped (it may carry names from a profile or a file: escape.hpp, terminal_text).
 inline void print_line(const char* prefix, const std::string& text) {
+  progress().clear();
   std::fprintf(stderr, "amdahl: %s%s\n", prefix, report::terminal_text(text, false).c_str());
 }
 
@@ -66,5 +81,6 @@ void register_import_command(CLI::App& app, int& exit_code);    // import_comman
 void register_diff_command(CLI::App& app, int& exit_code);      // diff_command.cpp
 void register_validate_command(CLI::App& app, int& exit_code);  // validate_command.cpp
 void register_stages_command(CLI::App& app, int& exit_code);    // stages_command.cpp
+void register_version_command(CLI::App& app, int& exit_code);   // version_command.cpp: --version too
 
 }  // namespace amdahl::cli

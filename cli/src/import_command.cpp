@@ -6,6 +6,7 @@
 #include "amdahl/format/profile_store.hpp"
 #include "amdahl/report/kineto_import.hpp"
 #include "commands.hpp"
+#include "output_target.hpp"
 
 namespace amdahl::cli {
 namespace {
@@ -28,6 +29,7 @@ void register_import_command(CLI::App& app, int& exit_code) {
   cmd->callback([opt, &exit_code] {
     check_output(opt->output, {opt->trace});
     check_profile_output(opt->output);
+    check_overwrite(opt->output, opt->force);
     report::KinetoImportOptions io;
     io.keep_cpu_ops = opt->keep_cpu_ops;
     report::KinetoImportStats st;

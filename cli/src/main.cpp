@@ -2,6 +2,7 @@
 // codes (0 success, 1 usage error, 2 bad input) with one clear line on stderr (its control
 // characters escaped: a message may quote a name from a profile).
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include "commands.hpp"
@@ -11,8 +12,16 @@
 
 int main(int argc, char** argv) {
   amdahl::cli::ignore_file_size_signal();  // a full file system is an error line, not a crash
+  // --quiet is known before parsing (the progress line's clock starts now); a profiled
+  // command's own arguments after "--" are not amdahl's.
+  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i)
+    if (std::strcmp(argv[i], "-q") == 0 || std::strcmp(argv[i], "--quiet") == 0) amdahl::cli::set_quiet(true);
+  amdahl::cli::progress();
   CLI::App app{"amdahl: find the bottleneck of a training run and project what a faster stage buys"};
   app.require_subcommand(1);
+  app.fallthrough();  // --quiet after the subcommand too
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet, "no progress line on stderr (it shows only on a terminal, after 1 s of work)");
   int exit_code = 0;
   amdahl::cli::register_profile_command(app, exit_code);
   amdahl::cli::register_report_command(app, exit_code);
@@ -22,6 +31,7 @@ int main(int argc, char** argv) {
   amdahl::cli::register_diff_command(app, exit_code);
   amdahl::cli::register_validate_command(app, exit_code);
   amdahl::cli::register_stages_command(app, exit_code);
+  amdahl::cli::register_version_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

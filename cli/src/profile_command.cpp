@@ -27,6 +27,7 @@
 #include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "commands.hpp"
+#include "output_target.hpp"
 #include "elf_probe.hpp"
 #include "launcher.hpp"
 #include "python_command.hpp"
@@ -375,9 +376,7 @@ int run_profile(const ProfileOptions& opt) {
   if (fs::is_directory(output, ec)) throw UsageError("cannot write the profile to " + output + ": it is a directory");
   check_output(output, {opt.stages, resolve_command(opt.command.front())});  // --force over an input
   check_profile_output(output);
-  // symlink_status: a symbolic link is there even when it points nowhere (the save would fail).
-  if (fs::exists(fs::symlink_status(output, ec)) && !opt.force)
-    throw UsageError(output + " already exists; use --force to overwrite it or -o to choose another file");
+  check_overwrite(output, opt.force);  // the one policy of every command (output_target.hpp)
   const fs::path out_dir = fs::path(output).parent_path();
   if (!out_dir.empty() && !fs::is_directory(out_dir, ec))
     throw UsageError("cannot write the profile to " + output + ": directory " + out_dir.string() + " does not exist");
@@ -554,7 +553,7 @@ void register_profile_command(CLI::App& app, int& exit_code) {
       "profile", "Run COMMAND with the collector injected and write its profile (.amdahl)");
   sub->add_option("-o,--output", opt->output,
                   "Profile to write (default: amdahl-<command>-<YYYYmmdd-HHMMSS>.amdahl here)");
-  sub->add_flag("--force", opt->force, "Overwrite the output file if it exists");
+  sub->add_flag("-f,--force", opt->force, "Overwrite the output file if it exists");
   sub->add_option("--stages", opt->stages, "Stage rules file (pattern -> stage), kept in the profile")
       ->check(CLI::ExistingFile);
   sub->add_flag("--torch", opt->torch,

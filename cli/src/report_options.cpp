@@ -11,14 +11,25 @@
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "commands.hpp"
+#include "output_target.hpp"
 #include "rule_file.hpp"
 
 namespace amdahl::cli {
 
+void add_output_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std::string>& formats) {
+  cmd.add_option("--format", opt.format_given, "output format (default: from -o's extension, else text)")
+      ->check(CLI::IsMember(formats));
+  cmd.add_option("-o,--output", opt.output,
+                 "write the output to FILE instead of stdout ('-': stdout); .html .md .json .csv set the format");
+  cmd.add_flag("-f,--force", opt.force, "replace FILE if it exists");
+  cmd.parse_complete_callback([&cmd, &opt, formats] {
+    opt.format = resolve_output_format(opt.output, opt.format_given, "text", formats, cmd.get_name().c_str());
+  });
+}
+
 void add_report_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std::string>& formats) {
   cmd.add_option("profile", opt.profile, "the profile (.amdahl) to analyse")->required();
-  cmd.add_option("--format", opt.format, "output format")->check(CLI::IsMember(formats));
-  cmd.add_option("-o,--output", opt.output, "write the output to FILE instead of stdout");
+  add_output_options(cmd, opt, formats);
   cmd.add_option("--stages", opt.stages, "stage rule file (PATTERN -> STAGE lines; docs/analysis.md)");
   cmd.add_option("--warmup", opt.warmup, "warm-up steps to exclude, or 'auto' (default)");
   cmd.add_option("--step-name", opt.step_name, "name of the step range (default: step)");
@@ -50,7 +61,9 @@ analysis::Report load_and_analyze(const ReportOptions& opt) {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   format::LoadOptions lo;
   lo.analysis_columns_only = true;  // the analysis reads only these; SQLite's cost is per column
+  lo.on_rows = [](std::uint64_t rows) { progress().update("loading profile", rows, "events"); };
   format::Profile profile = format::load_profile(opt.profile, lo);
+  progress().update("analysing");
   return analysis::analyze(std::move(profile), ao);  // its big tables go once the graph is built
 }
 
@@ -60,19 +73,23 @@ std::vector<std::string> ReportOptions::inputs() const {
   return in;
 }
 
-void check_report_output(const ReportOptions& opt) { check_output(opt.output, opt.inputs()); }
+void check_report_output(const ReportOptions& opt) {
+  check_output(opt.output, opt.inputs());
+  check_overwrite(opt.output, opt.force);
+}
 
 void write_output(const ReportOptions& opt, const std::string& raw) {
   // Text for people: no control character of a name reaches the terminal (the names are
   // escaped where they enter the report; this catches any other path, newlines kept).
   const std::string text = opt.format == "text" ? report::terminal_text(raw, true) : raw;
-  if (opt.output.empty()) {
+  progress().clear();
+  if (opt.output.empty() || is_stdout_path(opt.output)) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     return;
   }
   check_report_output(opt);  // again: nothing writes an output without this check
-  format::write_file(opt.output, text);
+  format::write_file(opt.output, text, opt.force);
 }
 
 }  // namespace amdahl::cli

@@ -49,6 +49,7 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     const analysis::Report report = load_and_analyze(*opt);
     analysis::WhatIfOptions wo;
     wo.curves = opt->format == "json";  // the curves are only in the JSON
+    progress().update("replaying the what-if");
     const analysis::WhatIf w = workers ? analysis::compute_whatif_with_workers(report, requests, target, *workers, wo)
                                        : analysis::compute_whatif(report, requests, target, wo);
     // Text: the stage breakdown (the report without its notes), then the what-if and all notes.

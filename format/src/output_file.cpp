@@ -106,10 +106,10 @@ bool written_in_place(const std::string& path) {
   return (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) || descriptor_alias(path);
 }
 
-void write_file(const std::string& path, std::string_view bytes) {
+void write_file(const std::string& path, std::string_view bytes, bool overwrite) {
   OutputFile out(path);
   out.write_all(bytes);
-  out.commit();
+  out.commit(overwrite);
 }
 
 bool same_file(const std::string& a, const std::string& b) {

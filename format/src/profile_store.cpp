@@ -194,8 +194,17 @@ struct Loader {
   std::int64_t file_size;
   int version;                         // the profile's format_version (checked)
   bool analysis_columns_only = false;  // LoadOptions
-  detail::LoadDeadline* deadline = nullptr;             // shared by every connection of the load
-  mutable std::atomic<std::size_t> names_cut{0};        // strings cut to kMaxNameBytes
+  detail::LoadDeadline* deadline;                      // shared by every connection of the load
+  const std::function<void(std::uint64_t)>& on_rows;  // LoadOptions (may be empty)
+  std::atomic<std::uint64_t>& rows_read;               // all tables, all threads
+  mutable std::atomic<std::size_t> names_cut{0};       // strings cut to kMaxNameBytes
+
+  // Progress: `n` more rows read; the calling thread (`report`) tells on_rows.
+  void tick(std::uint64_t n, bool report) const {
+    const std::uint64_t total = rows_read.fetch_add(n, std::memory_order_relaxed) + n;
+    if (report && on_rows) on_rows(total);
+  }
+  static constexpr std::uint64_t kTickRows = 1 << 16;
 
   [[noreturn]] void corrupt(const std::string& why) const {
     throw ProfileError(path + " is corrupt: " + why);
@@ -255,6 +264,7 @@ struct Loader {
         if (st.i64(0) != expect) corrupt(std::string("table ") + table + " has a gap at id " + std::to_string(expect));
         ++expect;
         v.push_back(make(st));
+        if ((static_cast<std::uint64_t>(expect) & (kTickRows - 1)) == 0) tick(kTickRows, true);
       }
       return;  // check_counts compares the size with the count the writer recorded
     }
@@ -273,6 +283,7 @@ struct Loader {
           if (st.i64(0) != static_cast<std::int64_t>(expect))
             corrupt(std::string("table ") + table + " has a gap at id " + std::to_string(expect));
           v[expect++] = make(st);
+          if (((expect - lo) & (kTickRows - 1)) == 0) tick(kTickRows, k == 0);
         }
         if (expect != hi) corrupt(std::string("table ") + table + " has a gap at id " + std::to_string(expect));
       } catch (...) {
@@ -547,7 +558,9 @@ Profile load_profile(const std::string& path, const LoadOptions& options) {
     for (const auto& t : detail::kTables)
       if (t.since <= version && !tables.count(t.name))
         throw ProfileError(path + " is not a complete amdahl profile: table '" + t.name + "' is missing");
-    const Loader loader{path, db, file_size, version, options.analysis_columns_only, &deadline};
+    std::atomic<std::uint64_t> rows_read{0};
+    const Loader loader{path, db, file_size, version, options.analysis_columns_only, &deadline, options.on_rows,
+                        rows_read};
     loader.load(out);
     loader.check_counts(out);
     if (const std::size_t cut = loader.names_cut.load()) note_cut_names(out.records, cut);

@@ -223,10 +223,12 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
   // Metadata: process and thread names, GPU tracks.
   out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
   bool first = true;
+  std::uint64_t emitted = 0;
   const auto emit = [&](const json& e) {
     if (!first) out << ",\n";
     first = false;
     out << dump(e);
+    if ((++emitted & 0xFFFF) == 0 && options.on_events) options.on_events(emitted);
   };
   for (const auto& p : rs.processes) {
     std::string cmd = rs.str(p.command);

@@ -40,7 +40,7 @@ std::string render_csv_steps(const analysis::Report& r) {
   for (std::size_t k = 0; k < r.exposure.span_exposed.size(); ++k) {
     const auto& span = r.exposure.span_exposed[k];
     const double len = k < r.exposure.span_ns.size() ? r.exposure.span_ns[k] : 0.0;
-    c += std::to_string(r.warmup + k + 1);
+    c += std::to_string(r.first_step + k);  // 0-based, as --gpu-steps counts (docs/reports.md)
     c += ',';
     c += integer(start);
     c += ',';

@@ -119,7 +119,7 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
       for (const auto& span : r.exposure.span_exposed) cs.values.push_back(i < span.size() ? span[i] / 1e6 : 0.0);
       series.push_back(std::move(cs));
     }
-    h += svg_step_columns(series, "exposed ms", r.warmup + 1);
+    h += svg_step_columns(series, "exposed ms", r.first_step);
   }
 
   // Curves.

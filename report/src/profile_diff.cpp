@@ -80,7 +80,9 @@ ProfileDiff diff_reports(const analysis::Report& a, const analysis::Report& b) {
   const std::string unit = d.per_step ? "step" : "window";
   d.summary = unit + " " + f("%.2f", d.step_a_ns / 1e6) + " ms -> " + f("%.2f", d.step_b_ns / 1e6) + " ms";
   if (std::fabs(d.speedup - 1) < 0.005) d.summary += " (unchanged)";
-  else d.summary += d.speedup > 1 ? " (" + f("%.2f", d.speedup) + "x faster)" : " (" + f("%.2f", 1 / d.speedup) + "x slower)";
+  else
+    d.summary += " (b takes " + f("%.2f", 1 / d.speedup) + "x the time of a: " +
+                 (d.speedup > 1 ? f("%.2f", d.speedup) + "x faster)" : f("%.2f", 1 / d.speedup) + "x slower)");
   const StageDiff* top = nullptr;
   for (const auto& s : d.stages)
     if (!top || std::fabs(s.change_ns) > std::fabs(top->change_ns)) top = &s;
@@ -96,6 +98,7 @@ nlohmann::json diff_to_json(const ProfileDiff& d) {
   j["steps"] = {d.steps_a, d.steps_b};
   j["step_ns"] = {std::llround(d.step_a_ns), std::llround(d.step_b_ns)};
   j["speedup"] = d.speedup;
+  j["step_ratio"] = d.speedup > 0 ? 1 / d.speedup : 1.0;
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& s : d.stages) {
     stages.push_back({{"name", s.name},
@@ -118,21 +121,22 @@ std::string diff_to_text(const ProfileDiff& d, const std::string& name_a, const 
   std::string t = "a: " + name_a + " (" + std::to_string(d.steps_a) + " steps)\nb: " + name_b + " (" +
                   std::to_string(d.steps_b) + " steps)\n" + d.summary + "\n\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-20s %12s %12s %11s %8s %12s %9s  %s\n", "stage", "a exp ms", "b exp ms",
-                "change ms", "ratio", "a/b total ms", "of step", "");
+  std::snprintf(line, sizeof line, "%-20s %12s %12s %11s %8s %15s %9s  %s\n", "stage", "a exp ms", "b exp ms",
+                "change ms", "b/a", "total ms a|b", "of step", "");
   t += std::string("exposed and host-total time ") + unit + "\n" + line;
   for (const auto& s : d.stages) {
     const std::string name = s.name.size() > 20 ? s.name.substr(0, 19) + "~" : s.name;
     const std::string ratio = s.ratio ? f("%.2fx", *s.ratio) : std::string("-");
     const std::string totals = s.name == analysis::kOtherStage
                                    ? std::string("-")
-                                   : f("%.1f", s.total_a_ns / 1e6) + "/" + f("%.1f", s.total_b_ns / 1e6);
-    std::snprintf(line, sizeof line, "%-20s %12.3f %12.3f %+11.3f %8s %12s %8.0f%%  %s\n", name.c_str(),
+                                   : f("%.1f", s.total_a_ns / 1e6) + "|" + f("%.1f", s.total_b_ns / 1e6);
+    std::snprintf(line, sizeof line, "%-20s %12.3f %12.3f %+11.3f %8s %15s %8.0f%%  %s\n", name.c_str(),
                   s.exposed_a_ns / 1e6, s.exposed_b_ns / 1e6, s.change_ns / 1e6, ratio.c_str(), totals.c_str(),
                   s.share_of_step_change * 100, s.verdict.c_str());
     t += line;
   }
-  t += "\n'of step': the stage's change as a share of the step's change (the shares sum to 100%).\n";
+  t += "\n'b/a': b's exposed time over a's (1.90x: b takes 1.90 times a's time; '-' when a has none).\n"
+       "'of step': the stage's change as a share of the step's change (the shares sum to 100%).\n";
   for (const auto& n : d.notes) t += "note: " + n + "\n";
   return t;
 }

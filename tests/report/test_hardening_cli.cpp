@@ -120,7 +120,8 @@ TEST_CASE("a failed write leaves the previous output as it was") {
   const std::string good = slurp(out);
   REQUIRE(good.size() > 1024);  // `ulimit -f 2`: 1 KiB in sh (512-byte blocks), 2 KiB in bash
   const std::size_t files = d.entries();
-  for (const std::string& c : {"report " + d.run + " --format json -o " + out, "export " + d.run + " --chrome " + out}) {
+  for (const std::string& c :
+       {"report " + d.run + " --format json --force -o " + out, "export " + d.run + " --force --chrome " + out}) {
     CAPTURE(c);
     const auto r = shell("ulimit -f 2; " + test::amdahl_bin() + " " + c);
     CHECK(r.rc == 2);

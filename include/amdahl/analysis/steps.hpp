@@ -22,6 +22,10 @@ struct StepSelection {
   std::size_t fill_steps = 0;    // of `warmup`: steps that drained a loader backlog built at start-up
   std::size_t drain_steps = 0;   // trailing steps excluded: consumed after the loaders' last item
   std::vector<Interval> steps;   // the analysed steps, sorted
+  // The number of the first analysed step: its index among the driving thread's step ranges,
+  // from 0 at the run's first step (warm-up and steps outside a --gpu-steps window counted),
+  // the numbering of `amdahl profile --gpu-steps` (docs/reports.md, "Step numbers").
+  std::size_t first_step = 0;
   // The window cut into one span per analysed step: a span runs from its step's start to the
   // next step's start (the last one to its end), so spans partition the window exactly.
   std::vector<Interval> spans;

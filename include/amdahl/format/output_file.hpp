@@ -57,8 +57,9 @@ class OutputFile {
 // Whether OutputFile would write `path` in place (not a regular file, or a descriptor alias).
 bool written_in_place(const std::string& path);
 
-// Writes `bytes` to `path` through an OutputFile.
-void write_file(const std::string& path, std::string_view bytes);
+// Writes `bytes` to `path` through an OutputFile (`overwrite` false: OutputFile::commit(false)
+// refuses a file that appeared in the meantime).
+void write_file(const std::string& path, std::string_view bytes, bool overwrite = true);
 
 // Whether both paths name one existing file (after symbolic links; st_dev and st_ino).
 bool same_file(const std::string& a, const std::string& b);

@@ -2,6 +2,7 @@
 // back. Schema and versioning: docs/profile-format.md. SQL only through prepared statements.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,9 @@ struct LoadOptions {
   // API calls: api, cbid; GPU ops: context, bytes, src/dst memory kinds, graph id). SQLite's
   // per-column cost is most of the loading time: about a fifth less on a large profile.
   bool analysis_columns_only = false;
+  // Called on the calling thread every 65536 rows or so with the rows read so far (all tables,
+  // all reading threads): a progress line (cli/src/progress.hpp). Must not throw.
+  std::function<void(std::uint64_t rows)> on_rows;
 };
 
 // Loads a whole profile. Throws ProfileError with one clear sentence on bad input. A profile of

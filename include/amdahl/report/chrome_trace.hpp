@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,9 @@ struct ChromeExportOptions {
   // Above this many events (slices, instants, flow ends), the export keeps the analysis window
   // (first to last analysed step) and, if that is still too much, its first part.
   std::size_t max_events = 1'000'000;
+  // Called every 65536 trace events written with the count so far (a progress line,
+  // cli/src/progress.hpp); may be empty.
+  std::function<void(std::uint64_t events)> on_events;
 };
 
 struct ChromeExportStats {

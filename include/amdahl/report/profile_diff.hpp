@@ -29,7 +29,7 @@ struct ProfileDiff {
   bool per_step = true;  // false: a run has no steps, figures are per whole window
   double step_a_ns = 0, step_b_ns = 0;  // mean step (window / steps), or the window
   std::size_t steps_a = 0, steps_b = 0;
-  double speedup = 1;  // step_a / step_b (> 1: b is faster)
+  double speedup = 1;  // step_a / step_b (> 1: b is faster); JSON step_ratio = 1 / speedup = b / a
   std::vector<StageDiff> stages;
   std::string summary;
   std::vector<std::string> notes;
