@@ -58,7 +58,7 @@ TEST_CASE("HTML report renders in headless Chromium without console errors") {
   for (const std::string& profile : {run, kineto}) {
     const std::string stem = fs::path(profile).stem().string();
     const std::string html = (art / (stem + ".html")).string(), png = (art / (stem + ".png")).string();
-    REQUIRE(test::run_amdahl("report " + profile + " --format html -o " + html).rc == 0);
+    REQUIRE(test::run_amdahl("report " + profile + " --force --format html -o " + html).rc == 0);
     fs::remove(png);
     const auto r = render(chromium, html, png);
     INFO(r.err);
