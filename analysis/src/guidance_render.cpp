@@ -63,6 +63,7 @@ nlohmann::json projections_to_json(const Projections& p) {
     nlohmann::json o;
     o["stage"] = s.stage;
     o["fraction"] = s.fraction;
+    o["classic_share"] = s.classic_share;
     o["classic"] = points_json(s.classic);
     o["replay"] = s.replay ? points_json(*s.replay) : nlohmann::json(nullptr);
     o["target_basis"] = target_basis(s);
@@ -104,16 +105,16 @@ std::string projections_to_text(const Projections& p) {
   if (!p.computed) return "";
   std::string out = "\nprojections: the whole run's speedup with one stage k times faster\n";
   if (p.replay) {
-    out += "  " + std::string(kReplayMeaning) + " (the headline figure)\n";
+    out += "  replay (the headline figure): " + std::string(kReplayMeaning) + "\n";
   } else {
     out += "  classic Amdahl only: " + p.classic_only_reason + "\n";
   }
-  out += "  " + std::string(kClassicMeaning) + "\n";
+  out += "  classic Amdahl: " + std::string(kClassicMeaning) + "\n";
   char buf[512];
   char target[48];
   std::snprintf(target, sizeof target, "for %.2fx overall", p.target);
   if (p.replay)
-    std::snprintf(buf, sizeof buf, "%-16s %8s %7s %7s %7s | %8s %7s %7s %7s | %s\n", "stage", "replay 2x", "4x",
+    std::snprintf(buf, sizeof buf, "%-16s %9s %7s %7s %7s | %10s %7s %7s %7s | %s\n", "stage", "replay 2x", "4x",
                   "10x", "limit", "classic 2x", "4x", "10x", "limit", target);
   else
     std::snprintf(buf, sizeof buf, "%-16s %10s %7s %7s %7s | %s\n", "stage", "classic 2x", "4x", "10x", "limit", target);

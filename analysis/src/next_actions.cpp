@@ -83,7 +83,7 @@ std::optional<Candidate> input_action(const Report& r, const Projections& p, con
       if (!default_stages) {
         std::string list;
         for (const auto& s : stages) list += (list.empty() ? "" : ",") + s;
-        cmd += " --worker-stages " + list;
+        cmd += " --worker-stages " + shell_arg(list);
       }
       Candidate c;
       c.gain = w.simulated_speedup;
@@ -106,7 +106,7 @@ std::optional<Candidate> input_action(const Report& r, const Projections& p, con
   c.action = {"input", top->stage,
               head + ": faster loading (" + top->stage + " 2x faster gives " + times(g) + " by " + basis +
                   limit_clause(*top) + "; more workers, a faster format or caching)",
-              "amdahl whatif " + prof + " --speedup " + top->stage + "=2", g, basis};
+              "amdahl whatif " + prof + " --speedup " + shell_arg(top->stage + "=2"), g, basis};
   return c;
 }
 
@@ -138,7 +138,7 @@ std::optional<Candidate> launch_action(const Report& r, const Projections& p, co
               "the host side of " + best->name + " (launching GPU work, library host code) holds " + pct(share) +
                   " of the step time: CUDA graphs, torch.compile or larger batches cut it (2x less host time gives " +
                   times(g) + " by " + basis + "; a faster GPU shortens none of it)",
-              "amdahl whatif " + prof + " --speedup " + best->name + ":host=2", g, basis};
+              "amdahl whatif " + prof + " --speedup " + shell_arg(best->name + ":host=2"), g, basis};
   return c;
 }
 
@@ -164,7 +164,7 @@ Candidate stage_action(const StageProjection& s, const std::string& prof) {
   } else {
     what = head + ": 2x faster gives " + times(g) + " by " + basis + limit_clause(s);
   }
-  c.action = {kind, s.stage, what, "amdahl whatif " + prof + " --speedup " + s.stage + "=2", g, basis};
+  c.action = {kind, s.stage, what, "amdahl whatif " + prof + " --speedup " + shell_arg(s.stage + "=2"), g, basis};
   return c;
 }
 
@@ -183,7 +183,7 @@ std::vector<NextAction> next_actions(const Report& r, const Projections& p, cons
     out.push_back({"window", "",
                    "window too short: only " + std::to_string(r.steps) +
                        " analysed step(s), so one slow step moves every figure; profile more steps",
-                   "amdahl profile -o " + prof + " -- " + (r.meta.count("command") ? r.meta.at("command") : "COMMAND"),
+                   "amdahl profile -o " + prof + " -- " + (r.meta.count("command") ? r.meta.at("command") : std::string("COMMAND")),
                    std::nullopt, ""});
   }
   if (!r.stages.empty() && r.verdict.rfind("unannotated", 0) == 0) {

@@ -3,6 +3,7 @@
 #include "amdahl/analysis/projections.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -75,11 +76,14 @@ Projections compute_projections(const Report& r, const ProjectionOptions& o) {
     StageProjection& sp = p.stages[k];
     sp.stage = s.name;
     sp.fraction = s.fraction;
-    sp.classic = {s.speedup_2x, s.speedup_4x, s.speedup_10x, s.speedup_limit};
+    const double whole = s.exposed_host_ns + s.exposed_gpu_ns;
+    sp.classic_share = std::clamp(s.on_gpu && whole > 0 ? s.fraction * s.exposed_gpu_ns / whole : s.fraction, 0.0, 1.0);
+    const double q = sp.classic_share;
+    sp.classic = {amdahl_speedup(q, 2), amdahl_speedup(q, 4), amdahl_speedup(q, 10), amdahl_limit(q)};
   }
   if (!p.replay) {
     for (StageProjection& sp : p.stages) {
-      const auto f = factor_for_target(std::clamp(sp.fraction, 0.0, 1.0), o.target);
+      const auto f = factor_for_target(sp.classic_share, o.target);
       sp.target_outcome = !f ? TargetOutcome::NotReachable
                              : (*f <= o.max_factor ? TargetOutcome::Reached : TargetOutcome::BeyondSearch);
       if (f && *f <= o.max_factor) sp.target_factor = *f;
@@ -135,7 +139,7 @@ Projections compute_projections(const Report& r, const ProjectionOptions& o) {
   // Stages the budget left without a replay fall back to classic targets.
   for (StageProjection& sp : p.stages)
     if (!sp.replay) {
-      const auto t = factor_for_target(std::clamp(sp.fraction, 0.0, 1.0), o.target);
+      const auto t = factor_for_target(sp.classic_share, o.target);
       sp.target_outcome = !t ? TargetOutcome::NotReachable
                              : (*t <= o.max_factor ? TargetOutcome::Reached : TargetOutcome::BeyondSearch);
       if (t && *t <= o.max_factor) sp.target_factor = *t;

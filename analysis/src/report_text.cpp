@@ -81,7 +81,8 @@ std::string report_to_text(const Report& r, bool with_notes) {
       out += buf;
     }
   if (!own_table)
-    out += "2x, 4x, 10x, limit: " + std::string(kClassicMeaning) + "; `amdahl report` gives the replay beside it\n";
+    out += "2x, 4x, 10x, limit: classic Amdahl, 1 / ((1 - p) + p / k) from the stage's exposed share p; assumes the "
+           "stages add up serially (no overlap); `amdahl report` gives the replay beside it\n";
   out += projections_to_text(r.guidance.projections);
   if (r.guidance.user_whatif) out += user_whatif_to_text(*r.guidance.user_whatif);
   out += "\nverdict: " + r.verdict + "\n";

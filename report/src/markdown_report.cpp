@@ -13,12 +13,14 @@ namespace {
 
 using detail::fixed;
 
-// A command inside `...`: a backtick cannot close the span early (none is produced by amdahl,
-// but a profile path may hold one), control bytes become spaces.
-std::string code_span(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '`' ? '\'' : (static_cast<unsigned char>(c) < 0x20 ? ' ' : c);
-  return out;
+// A command as a code span when it holds only plain characters; else as an escaped cell (a
+// stage or path from the profile may hold markup or backticks, which a code span would keep).
+std::string command_md(const std::string& s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '`' && c != '<' &&
+           c != '>' && c != '&';
+  });
+  return plain ? "`" + s + "`" : markdown_cell(s);
 }
 
 // The projection table: replay (the headline) beside classic Amdahl; the target from the replay.
@@ -76,8 +78,8 @@ std::string render_markdown(const analysis::Report& r, const std::optional<analy
   if (!guidance.next_actions.empty()) {
     m += "\n### What to do next\n\n";
     for (std::size_t k = 0; k < guidance.next_actions.size(); ++k)
-      m += std::to_string(k + 1) + ". " + markdown_cell(guidance.next_actions[k].text) + "<br>check: `" +
-           code_span(guidance.next_actions[k].command) + "`\n";
+      m += std::to_string(k + 1) + ". " + markdown_cell(guidance.next_actions[k].text) + " &mdash; check: " +
+           command_md(guidance.next_actions[k].command) + "\n";
   }
   if (r.steps > 0) {
     m += "\n### Per-step exposed time (ms)\n\n| stage | mean | median | p95 | stddev | min | max |\n"

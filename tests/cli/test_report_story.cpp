@@ -163,11 +163,16 @@ TEST_CASE_FIXTURE(Fixture, "report: the replay beside classic Amdahl, the same f
   // ... the replay says the loader's 22 ms take over: 23/22.
   CHECK(g["replay"]["10x"].get<double>() == doctest::Approx(23.0 / 22.0).epsilon(0.01));
   CHECK(g["replay"]["limit"].get<double>() == doctest::Approx(23.0 / 22.0).epsilon(0.01));
-  // Every replay figure is what `amdahl whatif --speedup STAGE=K` gives.
+  // Every figure is what `amdahl whatif --speedup STAGE=K` gives: the replay its
+  // simulated_speedup, classic its naive_speedup.
   for (const char* stage : {"gpu_compute", "h2d"})
-    for (const auto& [key, k] : {std::pair{"2x", 2}, std::pair{"4x", 4}, std::pair{"10x", 10}})
+    for (const auto& [key, k] : {std::pair{"2x", 2}, std::pair{"4x", 4}, std::pair{"10x", 10}}) {
+      const auto w = json_of("whatif " + tied + " --speedup " + stage + "=" + std::to_string(k) + " --format json");
       CHECK(projection_of(j, stage)["replay"][key].get<double>() ==
-            doctest::Approx(whatif_speedup(tied, std::string(stage) + "=" + std::to_string(k))).epsilon(1e-9));
+            doctest::Approx(w["simulated_speedup"].get<double>()).epsilon(1e-9));
+      CHECK(projection_of(j, stage)["classic"][key].get<double>() ==
+            doctest::Approx(w["naive_speedup"].get<double>()).epsilon(1e-9));
+    }
   // The text labels both and keeps the old JSON (`stages[].amdahl`, classic).
   const auto t = run_amdahl("report " + tied);
   REQUIRE(t.rc == 0);
@@ -235,6 +240,13 @@ TEST_CASE_FIXTURE(Fixture, "verdict: not compute bound while the GPU is idle mos
   const auto k = json_of("report " + h200 + " --format json");
   CHECK(k["gpu"]["idle_share"].get<double>() > 0.5);
   CHECK(k["verdict"].get<std::string>().rfind("compute bound", 0) != 0);
+  // Its gpu_compute is mostly host time: 2x faster kernels give ~1x by replay, and classic
+  // Amdahl, from the GPU part's share (what the factor scales), agrees with whatif's.
+  const auto& g = projection_of(k, "gpu_compute");
+  const auto w = json_of("whatif " + h200 + " --speedup gpu_compute=2 --format json");
+  CHECK(g["classic"]["2x"].get<double>() == doctest::Approx(w["naive_speedup"].get<double>()).epsilon(1e-9));
+  CHECK(g["replay"]["2x"].get<double>() == doctest::Approx(w["simulated_speedup"].get<double>()).epsilon(1e-9));
+  CHECK(g["classic_share"].get<double>() < 0.5 * g["fraction"].get<double>());
 }
 
 TEST_CASE_FIXTURE(Fixture, "what to do next: ranked actions whose commands give their figures") {

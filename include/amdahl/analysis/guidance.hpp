@@ -21,7 +21,10 @@ struct SpeedupPoints {
 struct StageProjection {
   std::string stage;
   double fraction = 0;             // exposed share
-  SpeedupPoints classic;           // 1 / ((1 - p) + p / k)
+  // The share classic Amdahl scales: what `--speedup STAGE=K` scales (a stage with GPU
+  // operations: its GPU part), as `amdahl whatif`'s naive_speedup.
+  double classic_share = 0;
+  SpeedupPoints classic;           // 1 / ((1 - p) + p / k), p = classic_share
   std::optional<SpeedupPoints> replay;  // nullopt: classic only (Projections::classic_only_reason)
   // The factor this stage alone needs for Projections::target, from the replay when there is
   // one (else classic); Reached with `target_factor`, or BeyondSearch / NotReachable.

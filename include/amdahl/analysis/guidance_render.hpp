@@ -11,13 +11,13 @@
 
 namespace amdahl::analysis {
 
-// One line each: what the two projections are.
+// One line each: what the two projections are (printed after "replay: " / "classic Amdahl: ").
 inline constexpr const char* kReplayMeaning =
-    "replay: the run's dependency graph replayed with the stage's work scaled (what `amdahl whatif --speedup "
-    "STAGE=K` computes); overlap-aware: a hidden stage buys nothing and the bottleneck moves";
+    "the run's dependency graph replayed with the stage's work scaled (what `amdahl whatif --speedup STAGE=K` "
+    "computes); overlap-aware: a hidden stage buys nothing and the bottleneck moves";
 inline constexpr const char* kClassicMeaning =
-    "classic Amdahl: 1 / ((1 - p) + p / k) from the stage's exposed share p; assumes the stages add up serially "
-    "(no overlap)";
+    "1 / ((1 - p) + p / k) from the exposed share p of what K scales (a GPU stage: its GPU part); assumes the "
+    "stages add up serially (no overlap)";
 
 // "1.50x", "not reachable by this stage alone (replay limit 1.10x)", "more than 1000x".
 std::string target_text(const StageProjection& s, const Projections& p);
