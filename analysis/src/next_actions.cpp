@@ -180,11 +180,20 @@ std::vector<NextAction> next_actions(const Report& r, const Projections& p, cons
                    "with a `step` range (docs/annotation-guide.md), or let `amdahl profile` annotate PyTorch",
                    "amdahl stages " + prof, std::nullopt, ""});
   } else if (r.steps < kFewSteps) {
-    out.push_back({"window", "",
-                   "window too short: only " + std::to_string(r.steps) +
-                       " analysed step(s), so one slow step moves every figure; profile more steps",
-                   "amdahl profile -o " + prof + " -- " + (r.meta.count("command") ? r.meta.at("command") : std::string("COMMAND")),
-                   std::nullopt, ""});
+    const auto src = r.meta.find("source");
+    const auto cmd = r.meta.find("command");
+    const bool imported = src != r.meta.end() && src->second == "kineto";
+    const std::string head = "window too short: only " + std::to_string(r.steps) +
+                             " analysed step(s), so one slow step moves every figure; ";
+    if (imported)  // the profile is an import: its command is the import (amdahl import TRACE)
+      out.push_back({"window", "", head + "record more steps with the PyTorch profiler (its schedule's active steps), "
+                                          "then import the trace again",
+                     cmd != r.meta.end() ? cmd->second + " -o " + prof + " --force" : "amdahl import TRACE -o " + prof,
+                     std::nullopt, ""});
+    else
+      out.push_back({"window", "", head + "profile more steps",
+                     "amdahl profile -o " + prof + " -- " + (cmd != r.meta.end() ? cmd->second : std::string("COMMAND")),
+                     std::nullopt, ""});
   }
   if (!r.stages.empty() && r.verdict.rfind("unannotated", 0) == 0) {
     out.push_back({"unannotated", "",
