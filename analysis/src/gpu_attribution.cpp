@@ -130,6 +130,11 @@ GpuSummary summarize_gpu(const Timeline& tl, const std::vector<GpuOpStage>& op_s
     }
   }
   const std::int64_t wall = window.end_ns - window.start_ns;
+  if (all.size() > 1) {  // any GPU busy: the union over devices (one device: its own busy time)
+    std::vector<Interval> any;
+    for (const auto& [dev, v] : all) any.insert(any.end(), v.begin(), v.end());
+    g.any_busy_ns = union_length(std::move(any), window);
+  }
   for (auto& [dev, v] : all) {
     GpuDeviceUsage u{dev.first, dev.second, union_length(std::move(v), window), 0};
     u.idle_ns = wall - u.busy_ns;
@@ -137,6 +142,7 @@ GpuSummary summarize_gpu(const Timeline& tl, const std::vector<GpuOpStage>& op_s
     g.idle_ns += u.idle_ns;
     g.devices.push_back(u);
   }
+  if (all.size() == 1) g.any_busy_ns = g.busy_ns;
   for (auto& [key, v] : per_stage)
     g.busy_ns_by_stage[static_cast<std::size_t>(key.second)] += union_length(std::move(v), window);
   return g;

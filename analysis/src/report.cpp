@@ -2,6 +2,7 @@
 // exposure -> replay graph and critical path -> statistics and projections) and assembles a
 // Report with its notes and verdict.
 #include "amdahl/analysis/report.hpp"
+#include "amdahl/analysis/verdict_guard.hpp"
 #include "amdahl/analysis/helper_lanes.hpp"
 
 #include <algorithm>
@@ -453,7 +454,9 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
     for (double x : r.path.exposed_ns) path_sum += x;
     if (path_sum > 0) launch_fraction = r.path.launch_ns / path_sum;
   }
-  r.verdict = verdict_line(r.stages, sel.has_steps, launch_fraction);
+  // Never a compute-bound headline for a GPU that idles most of the window (verdict_guard.hpp).
+  r.verdict = guard_verdict(verdict_line(r.stages, sel.has_steps, launch_fraction), r.stages, r.gpu, r.wall_ns,
+                            sel.has_steps);
   return r;
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "amdahl/analysis/guidance_render.hpp"
 #include "amdahl/analysis/path_explanation.hpp"
+#include "amdahl/analysis/verdict_guard.hpp"
 #include "amdahl/analysis/report.hpp"
 
 namespace amdahl::analysis {
@@ -148,6 +150,14 @@ nlohmann::json report_to_json(const Report& r) {
   }
 
   j["verdict"] = r.verdict;
+  const double idle_share = gpu_idle_share(r.gpu, r.wall_ns);  // no device busy (verdict_guard.hpp)
+  j["gpu"]["any_busy_ns"] = r.gpu.any_busy_ns;
+  j["gpu"]["idle_share"] = idle_share >= 0 ? nlohmann::json(idle_share) : nlohmann::json(nullptr);
+  if (r.guidance.projections.computed) {  // amdahl report (guidance.hpp)
+    j["projections"] = projections_to_json(r.guidance.projections);
+    j["next_actions"] = next_actions_to_json(r.guidance.next_actions);
+    j["user_whatif"] = r.guidance.user_whatif ? user_whatif_to_json(*r.guidance.user_whatif) : nlohmann::json(nullptr);
+  }
   j["notes"] = r.notes;
   nlohmann::json diags = nlohmann::json::array();
   for (const auto& d : r.diagnostics)

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "amdahl/analysis/guidance_render.hpp"
 #include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/report.hpp"
 
@@ -46,15 +47,25 @@ std::string report_to_text(const Report& r, bool with_notes) {
              ? "exposed = time on the critical path of the dependency graph; hidden = work off it\n\n"
              : "exposed = the driving thread's view (no dependency graph: see notes)\n\n";
   const double per = r.steps > 0 ? static_cast<double>(r.steps) : 1.0;
-  std::snprintf(buf, sizeof buf, "%-16s %9s %12s %11s %11s %7s %7s %7s %7s\n", "stage", "exposed",
-                r.steps > 0 ? "ms/step" : "exposed ms", "total ms", "hidden ms", "2x", "4x", "10x", "limit");
+  // With the guidance (amdahl report) the projections are a table of their own, replay beside
+  // classic; without it (the table `amdahl whatif` starts with) the classic columns stay here.
+  const bool own_table = r.guidance.projections.computed;
+  if (own_table)
+    std::snprintf(buf, sizeof buf, "%-16s %9s %12s %11s %11s\n", "stage", "exposed", r.steps > 0 ? "ms/step" : "exposed ms",
+                  "total ms", "hidden ms");
+  else
+    std::snprintf(buf, sizeof buf, "%-16s %9s %12s %11s %11s %7s %7s %7s %7s\n", "stage", "exposed",
+                  r.steps > 0 ? "ms/step" : "exposed ms", "total ms", "hidden ms", "2x", "4x", "10x", "limit");
   out += buf;
-  out += std::string(95, '-') + "\n";
+  out += std::string(own_table ? 63 : 95, '-') + "\n";
   for (const auto& s : r.stages) {
     if (!s.is_other && s.exposed_ns <= 0 && s.total_ns <= 0 && s.gpu_busy_ns <= 0) continue;
     if (s.is_other) {
       std::snprintf(buf, sizeof buf, "%-16s %8.1f%% %12.3f %11s %11s\n", s.name.c_str(), s.fraction * 100.0,
                     s.exposed_ns / 1e6 / per, "", "");
+    } else if (own_table) {
+      std::snprintf(buf, sizeof buf, "%-16s %8.1f%% %12.3f %11.1f %11.1f\n", s.name.c_str(), s.fraction * 100.0,
+                    s.exposed_ns / 1e6 / per, s.total_ns / 1e6, s.hidden_ns / 1e6);
     } else {
       std::snprintf(buf, sizeof buf, "%-16s %8.1f%% %12.3f %11.1f %11.1f %7s %7s %7s %7s\n", s.name.c_str(),
                     s.fraction * 100.0, s.exposed_ns / 1e6 / per, s.total_ns / 1e6, s.hidden_ns / 1e6,
@@ -70,8 +81,14 @@ std::string report_to_text(const Report& r, bool with_notes) {
                     s.name.c_str(), 100.0 * s.exposed_gpu_ns / wall, 100.0 * s.exposed_host_ns / wall);
       out += buf;
     }
+  if (!own_table)
+    out += "2x, 4x, 10x, limit: classic Amdahl, 1 / ((1 - p) + p / k) from the stage's exposed share p; assumes the "
+           "stages add up serially (no overlap); `amdahl report` gives the replay beside it\n";
+  out += projections_to_text(r.guidance.projections);
+  if (r.guidance.user_whatif) out += user_whatif_to_text(*r.guidance.user_whatif);
   out += "\nverdict: " + r.verdict + "\n";
   if (r.graph && r.exposed_basis == "critical_path") out += r.explanation.text + "\n";
+  out += next_actions_to_text(r.guidance.next_actions);
   if (r.steps > 1) {
     std::snprintf(buf, sizeof buf, "step time: mean %.3f ms, median %.3f ms, p95 %.3f ms, stddev %.3f ms\n",
                   r.step_ns.mean / 1e6, r.step_ns.median / 1e6, r.step_ns.p95 / 1e6, r.step_ns.stddev / 1e6);

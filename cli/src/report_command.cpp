@@ -11,6 +11,7 @@
 #include "amdahl/report/gpu_only_render.hpp"
 #include "amdahl/report/renderers.hpp"
 #include "commands.hpp"
+#include "report_guidance.hpp"
 #include "report_options.hpp"
 
 namespace amdahl::cli {
@@ -36,22 +37,31 @@ void register_report_command(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("report", "stage breakdown of a profile: exposed/hidden time, Amdahl projections");
   add_report_options(*cmd, *opt, {"text", "json", "html", "markdown", "csv"});
-  cmd->callback([opt, &exit_code] {
+  auto whatifs = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("--whatif", *whatifs,
+                  "STAGE=K: add what `amdahl whatif --speedup STAGE=K` gives (repeatable; STAGE:host=K for a GPU "
+                  "stage's host part)");
+  cmd->callback([opt, whatifs, &exit_code] {
+    const auto requests = parse_whatif_requests(*whatifs);  // usage errors before the profile is read
     std::optional<analysis::Report> loaded;
     try {
       loaded.emplace(load_and_analyze(*opt));
     } catch (const analysis::NoRangesError& e) {
+      if (!requests.empty())
+        throw analysis::InputError(std::string(e.what()) + ": --whatif needs stages (the GPU-only report has none)");
       gpu_only_report(*opt, e);
       exit_code = 0;
       return;
     }
-    const analysis::Report& report = *loaded;
+    analysis::Report& report = *loaded;
+    std::optional<analysis::WhatIf> whatif;  // guidance: replay beside classic, next actions
+    if (opt->format != "csv") whatif = add_report_guidance(report, opt->format, opt->profile, requests);
     if (opt->format == "html" || opt->format == "markdown" || opt->format == "csv") {  // amdahl_render
       const report::RenderOptions ro{opt->profile};
       write_output(*opt, opt->format == "csv" ? report::render_csv_steps(report)
                          : opt->format == "markdown"
-                             ? report::render_markdown(report, std::nullopt, ro)
-                             : report::render_html(report, analysis::compute_whatif(report, {}, std::nullopt), ro));
+                             ? report::render_markdown(report, whatif, ro)
+                             : report::render_html(report, whatif, ro));
       exit_code = 0;
       return;
     }

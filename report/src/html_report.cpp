@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "amdahl/analysis/amdahl_law.hpp"
+#include "amdahl/analysis/guidance_render.hpp"
 #include "amdahl/report/escape.hpp"
 #include "amdahl/report/renderers.hpp"
 #include "amdahl/report/svg_charts.hpp"
@@ -32,6 +33,7 @@ svg{display:block;max-width:100%;height:auto;margin:4px 0}
 svg .grid{stroke:#e6e8ec;stroke-width:1}svg .axis{stroke:#8a93a2;stroke-width:1}
 svg .ax{font-size:11px;fill:#5b6473}svg .lg{font-size:12px;fill:#1d2430}svg .in{font-size:12px;fill:#fff;font-weight:600}
 ul.notes li{margin:3px 0;color:#333}
+ol.next li{margin:5px 0}code{font-size:12.5px;background:#f2f4f7;padding:1px 4px;border-radius:3px;word-break:break-all}
 .muted{color:#7a8391}
 footer{margin-top:28px;font-size:12px;color:#7a8391}
 )css";
@@ -54,6 +56,61 @@ std::string stats_cells(const analysis::StatsSummary& s) {
 
 std::string num_or_none(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? fixed(*v, 2) + "x" : std::string("none suffices");
+}
+
+// "What to do next": the ranked actions, each with the command that checks it.
+std::string next_actions_html(const std::vector<analysis::NextAction>& actions) {
+  if (actions.empty()) return "";
+  std::string h = "<h2>What to do next</h2><ol class=\"next\">";
+  for (const auto& a : actions)
+    h += "<li>" + esc(a.text) + "<br><span class=\"muted\">check:</span> <code>" + esc(a.command) + "</code></li>";
+  return h + "</ol>\n";
+}
+
+// The projection table: the replay (the headline where the run can be replayed) beside classic
+// Amdahl, and the factor for the target from the replay (analysis/projections.hpp).
+std::string projection_table_html(const analysis::Report& r, const analysis::Projections& p,
+                                  const std::vector<std::size_t>& vis, const std::vector<std::string>& colors) {
+  std::string h;
+  h += p.replay ? "<p class=\"sub\"><b>Replay</b> (the headline): " + esc(analysis::kReplayMeaning) + ".<br>"
+                : "<p class=\"sub\"><b>Classic Amdahl only</b>: " + esc(p.classic_only_reason) + ".<br>";
+  h += "<b>Classic Amdahl</b>: " + esc(analysis::kClassicMeaning) + ".</p>";
+  h += "<table><tr><th rowspan=\"2\">stage</th><th rowspan=\"2\">share</th>";
+  if (p.replay) h += "<th colspan=\"4\">replay (overlap-aware)</th>";
+  h += "<th colspan=\"4\">classic Amdahl (serial)</th><th rowspan=\"2\">factor for " + fixed(p.target, 2) +
+       "x overall (" + (p.replay ? "replay" : "classic") + ")</th></tr><tr>";
+  for (int k = 0; k < (p.replay ? 2 : 1); ++k) h += "<th>2x</th><th>4x</th><th>10x</th><th>limit</th>";
+  h += "</tr>";
+  bool skipped = false;
+  for (const std::size_t i : vis) {
+    const auto& s = r.stages[i];
+    if (s.is_other) continue;
+    const analysis::StageProjection* sp = nullptr;
+    for (const auto& x : p.stages)
+      if (x.stage == s.name) sp = &x;
+    if (!sp) continue;
+    h += "<tr><td>" + swatch(colors[i]) + esc(s.name) + "</td><td>" + pct(s.fraction) + "</td>";
+    if (p.replay) {
+      if (sp->replay)
+        h += "<td><b>" + detail::speedup(sp->replay->x2) + "</b></td><td><b>" + detail::speedup(sp->replay->x4) +
+             "</b></td><td><b>" + detail::speedup(sp->replay->x10) + "</b></td><td><b>" +
+             detail::speedup(sp->replay->limit) + "</b></td>";
+      else
+        h += "<td colspan=\"4\" class=\"muted\">not replayed (large profile)</td>";
+      skipped = skipped || !sp->replay;
+    }
+    h += "<td>" + detail::speedup(sp->classic.x2) + "</td><td>" + detail::speedup(sp->classic.x4) + "</td><td>" +
+         detail::speedup(sp->classic.x10) + "</td><td>" + detail::speedup(sp->classic.limit) + "</td><td>" +
+         esc(analysis::target_text(*sp, p)) + (p.replay && !sp->replay ? " (classic)" : "") + "</td></tr>";
+  }
+  h += "</table>\n";
+  if (skipped)
+    h += "<p class=\"sub\">Not replayed: the profile is large, so replays were kept to the stages with the most "
+         "exposed time; <code>amdahl whatif --speedup STAGE=K</code> replays any.</p>";
+  if (p.replay_lower_bounds)
+    h += "<p class=\"sub\">The replay figures are lower bounds: waits on the critical path are linked to nothing "
+         "(see the notes).</p>";
+  return h;
 }
 
 }  // namespace
@@ -91,6 +148,8 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
   h += "<p class=\"sub\">" + esc(detail::window_line(r)) +
        ". A group of stages is named when it holds at least 30% of the exposed time (docs/analysis.md, "
        "&ldquo;Verdict&rdquo;).</p>\n";
+  const analysis::Guidance guidance = detail::guidance_for(r, whatif, options.source);
+  h += next_actions_html(guidance.next_actions);
 
   // Breakdown.
   h += "<h2>Where the time goes</h2>";
@@ -164,44 +223,30 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
       h += "<p class=\"sub\">Classic Amdahl projection S = 1 / ((1 &minus; p) + p / k) from each stage's exposed "
            "share p; dotted lines are the limits 1 / (1 &minus; p) (the stage taking no time at all).</p>";
   }
-  h += "<table><tr><th>stage</th><th>share</th><th>2x</th><th>4x</th><th>10x</th><th>limit</th>";
-  if (replay_curves) h += "<th>replay limit</th>";
-  h += "<th>factor for 1.25x overall</th></tr>";
-  for (const std::size_t i : vis) {
-    const auto& s = r.stages[i];
-    if (s.is_other) continue;
-    h += "<tr><td>" + swatch(colors[i]) + esc(s.name) + "</td><td>" + pct(s.fraction) + "</td><td>" +
-         detail::speedup(s.speedup_2x) + "</td><td>" + detail::speedup(s.speedup_4x) + "</td><td>" +
-         detail::speedup(s.speedup_10x) + "</td><td>" + detail::speedup(s.speedup_limit) + "</td>";
-    if (replay_curves) {
-      std::string lim = "&ndash;";
-      for (const auto& c : whatif->curves)
-        if (c.stage == s.name) lim = detail::speedup(c.simulated_limit);
-      h += "<td>" + lim + "</td>";
-    }
-    h += "<td>" + num_or_none(analysis::factor_for_target(std::clamp(s.fraction, 0.0, 1.0), 1.25)) + "</td></tr>";
-  }
-  h += "</table>\n";
+  h += projection_table_html(r, guidance.projections, vis, colors);
 
   if (whatif && (!whatif->requests.empty() || whatif->target)) {
     const auto& w = *whatif;
-    h += "<h2>Requested what-if</h2><table><tr><th>change</th><th>classic speedup</th><th>95% interval</th>"
-         "<th>simulated speedup</th><th>95% interval</th><th>projected window ms</th></tr><tr><td>";
+    h += "<h2>Requested what-if</h2><table><tr><th>change</th><th>replay speedup</th><th>95% interval</th>"
+         "<th>replayed window ms</th><th>classic Amdahl</th><th>95% interval</th></tr><tr><td>";
     for (std::size_t k = 0; k < w.requests.size(); ++k)
-      h += (k ? ", " : "") + esc(w.requests[k].stage) + " &times;" + fixed(w.requests[k].factor, 2);
+      h += (k ? ", " : "") + esc(w.requests[k].stage) + (w.requests[k].host ? ":host" : "") + " &times;" +
+           fixed(w.requests[k].factor, 2);
     if (w.requests.empty()) h += "<span class=\"muted\">none</span>";
-    h += "</td><td>" + detail::speedup(w.naive_speedup) + "</td><td>" + fixed(w.naive_interval.low, 3) + " &ndash; " +
-         fixed(w.naive_interval.high, 3) + "</td><td>" + detail::speedup(w.simulated_speedup) +
-         (w.simulation_implemented ? "" : " <span class=\"muted\">(= classic)</span>") + "</td><td>" +
+    h += "</td><td><b>" + detail::speedup(w.simulated_speedup) + "</b>" +
+         (w.simulation_implemented ? "" : " <span class=\"muted\">(no replay: = classic)</span>") + "</td><td>" +
          fixed(w.simulated_interval.low, 3) + " &ndash; " + fixed(w.simulated_interval.high, 3) + "</td><td>" +
-         ms(w.projected_wall_ns) + "</td></tr></table>";
+         ms(w.simulated_wall_ns) + "</td><td>" + detail::speedup(w.naive_speedup) + "</td><td>" +
+         fixed(w.naive_interval.low, 3) + " &ndash; " + fixed(w.naive_interval.high, 3) + "</td></tr></table>";
     if (!w.bottleneck_line.empty()) h += "<p class=\"sub\">" + esc(w.bottleneck_line) + "</p>";
     if (w.target) {
       h += "<table><tr><th>stage alone</th><th>share</th><th>factor for " + fixed(*w.target, 2) +
-           "x</th><th>limit</th></tr>";
+           "x (replay)</th><th>replay limit</th><th>classic factor</th><th>classic limit</th></tr>";
       for (const auto& t : w.target_rows)
-        h += "<tr><td>" + esc(t.stage) + "</td><td>" + pct(t.fraction) + "</td><td>" + num_or_none(t.factor) +
-             "</td><td>" + detail::speedup(t.limit) + "</td></tr>";
+        h += "<tr><td>" + esc(t.stage) + "</td><td>" + pct(t.fraction) + "</td><td><b>" +
+             (t.simulated_factor ? num_or_none(t.simulated_factor) : std::string("not reachable by this stage alone")) +
+             "</b></td><td>" + detail::speedup(t.simulated_limit) + "</td><td>" + num_or_none(t.factor) + "</td><td>" +
+             detail::speedup(t.limit) + "</td></tr>";
       h += "</table>";
     }
     if (!w.notes.empty()) {

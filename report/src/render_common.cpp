@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "amdahl/analysis/amdahl_law.hpp"
+#include "amdahl/analysis/next_actions.hpp"
+#include "amdahl/analysis/projections.hpp"
 
 namespace amdahl::report::detail {
 
@@ -16,6 +18,17 @@ std::vector<std::pair<double, double>> classic_curve(double fraction, double max
     pts.emplace_back(f, analysis::amdahl_speedup(p, f));
   }
   return pts;
+}
+
+analysis::Guidance guidance_for(const analysis::Report& r, const std::optional<analysis::WhatIf>& whatif,
+                                const std::string& source) {
+  if (r.guidance.projections.computed) return r.guidance;
+  analysis::Guidance g;
+  analysis::ProjectionOptions po;
+  po.curves = whatif && !whatif->curves.empty() ? &whatif->curves : nullptr;
+  g.projections = analysis::compute_projections(r, po);
+  g.next_actions = analysis::next_actions(r, g.projections, source.empty() ? "PROFILE" : source);
+  return g;
 }
 
 std::string window_line(const analysis::Report& r) {

@@ -7,7 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include <optional>
+
 #include "amdahl/analysis/report.hpp"
+#include "amdahl/analysis/whatif.hpp"
 
 namespace amdahl::report::detail {
 
@@ -36,6 +39,12 @@ inline std::string speedup(double s) { return s > 1e12 || s != s ? std::string("
 
 // Factors 1 .. max_factor, log-spaced, `n` points.
 std::vector<std::pair<double, double>> classic_curve(double fraction, double max_factor = 64, int n = 40);
+
+// The report's guidance (guidance.hpp): its own when `amdahl report` computed it, else computed
+// here from the report (replays reuse `whatif`'s curves when given), so that a renderer never
+// shows a classic figure without the replay beside it.
+analysis::Guidance guidance_for(const analysis::Report& r, const std::optional<analysis::WhatIf>& whatif,
+                                const std::string& source);
 
 // A one-line summary of the window: "12 steps, 1.23 s (mean step 102.5 ms)".
 std::string window_line(const analysis::Report& r);

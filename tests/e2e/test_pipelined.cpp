@@ -46,4 +46,20 @@ TEST_CASE("pipelined cpu_pipeline: loader stages are hidden behind the driver") 
     loader_exposed += s["exposed_ns"].get<double>();
   }
   CHECK(loader_exposed <= 0.05 * wall);
+
+  // Issue 19: classic Amdahl says GPU compute 10x gives 1 / (0.2 + 0.08) = 3.57x; the replay
+  // (the report's headline, what `whatif --speedup gpu_compute=10` gives) knows the loader's
+  // 10 ms then hold the step: about 15 / 10 = 1.5x.
+  REQUIRE(rep["projections"]["headline"] == "replay");
+  nlohmann::json g;
+  for (const auto& s : rep["projections"]["stages"])
+    if (s["stage"] == "gpu_compute") g = s;
+  REQUIRE(g.is_object());
+  const nlohmann::json w =
+      run_json({amdahl_bin(), "whatif", prof, "--speedup", "gpu_compute=10", "--format", "json"}, scratch);
+  CHECK(g["replay"]["10x"].get<double>() == doctest::Approx(w["simulated_speedup"].get<double>()).epsilon(1e-9));
+  CHECK(g["classic"]["10x"].get<double>() == doctest::Approx(w["naive_speedup"].get<double>()).epsilon(1e-9));
+  CHECK(g["classic"]["10x"].get<double>() == doctest::Approx(3.57).epsilon(0.1));
+  CHECK(g["replay"]["10x"].get<double>() == doctest::Approx(1.5).epsilon(0.1));
+  CHECK(g["replay"]["limit"].get<double>() < 0.6 * g["classic"]["limit"].get<double>());
 }

@@ -39,6 +39,7 @@ struct GpuSummary {
   std::vector<GpuDeviceUsage> devices;
   std::int64_t busy_ns = 0;  // summed over devices
   std::int64_t idle_ns = 0;  // summed over devices
+  std::int64_t any_busy_ns = 0;  // window time in which any device is busy (union over devices)
   StageStats launch_delay_ns;  // ops in the window with a matched API call
 };
 

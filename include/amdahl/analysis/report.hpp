@@ -17,6 +17,7 @@
 #include "amdahl/analysis/stage_mapping.hpp"
 #include "amdahl/analysis/attribution.hpp"
 #include "amdahl/analysis/gpu_attribution.hpp"
+#include "amdahl/analysis/guidance.hpp"
 #include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/replay.hpp"
 #include "amdahl/analysis/stage_rules.hpp"
@@ -94,6 +95,9 @@ struct Report {
   std::vector<std::string> notes;
   std::vector<ProfileDiagnostic> diagnostics;
   std::map<std::string, std::string> meta;
+  // Filled by add_guidance (projections.hpp) for `amdahl report`: the replay beside classic
+  // Amdahl, targets, the user's what-if, next actions. Empty (computed = false) otherwise.
+  Guidance guidance;
 
   const StageRow* find_stage(const std::string& name) const;  // not `other`
   std::vector<std::string> stage_names() const;                // not `other`
