@@ -1,5 +1,6 @@
 // Report -> JSON. Always: wall_ns, steps, stages[{name, exposed_ns, fraction, total_ns,
 // hidden_ns}]; plus per-step statistics, projections, GPU summary, notes and diagnostics.
+#include "amdahl/analysis/ranks.hpp"
 #include <algorithm>
 #include <cmath>
 
@@ -146,6 +147,7 @@ nlohmann::json report_to_json(const Report& r) {
                 {"stages", std::move(rows)}};
   }
 
+  if (!r.ranks.rows.empty()) j["ranks"] = ranks_to_json(r.ranks, r.stage_names());  // ranks.hpp
   j["verdict"] = r.verdict;
   j["notes"] = r.notes;
   nlohmann::json diags = nlohmann::json::array();
