@@ -345,6 +345,7 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
   r.driving_view = compute_exposure(tl, sel, op_stages);
   r.exposure = r.driving_view;
   r.gpu = summarize_gpu(tl, op_stages, sel.window);
+  r.ranks = analyze_ranks(tl, sel.window, sel.has_steps ? sel.warmup : 0);  // before the segments go
   const std::string graph_failure = build_critical_path(r, tl, sel, op_stages, owned);
 
   const std::size_t n = tl.stage_names.size();

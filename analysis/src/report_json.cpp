@@ -1,5 +1,6 @@
 // Report -> JSON. Always: wall_ns, steps, stages[{name, exposed_ns, fraction, total_ns,
 // hidden_ns}]; plus per-step statistics, projections, GPU summary, notes and diagnostics.
+#include "amdahl/analysis/ranks.hpp"
 #include <algorithm>
 #include <cmath>
 
@@ -149,6 +150,7 @@ nlohmann::json report_to_json(const Report& r) {
                 {"stages", std::move(rows)}};
   }
 
+  if (!r.ranks.rows.empty()) j["ranks"] = ranks_to_json(r.ranks, r.stage_names());  // ranks.hpp
   j["verdict"] = r.verdict;
   const double idle_share = gpu_idle_share(r.gpu, r.wall_ns);  // no device busy (verdict_guard.hpp)
   j["gpu"]["any_busy_ns"] = r.gpu.any_busy_ns;

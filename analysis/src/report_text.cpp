@@ -1,5 +1,6 @@
 // Report -> a text table for people: one row per stage with time, plus verdict, GPU summary,
 // notes and diagnostics.
+#include "amdahl/analysis/ranks.hpp"
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -151,6 +152,7 @@ std::string report_to_text(const Report& r, bool with_notes) {
       out += buf;
     }
   }
+  out += ranks_to_text(r.ranks, r.stage_names());  // data-parallel ranks (ranks.hpp), if any
   if (with_notes && !r.notes.empty()) {
     out += "\nnotes:\n";
     for (const auto& n : r.notes) out += "  - " + n + "\n";

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "amdahl/analysis/rank_whatif.hpp"
 #include "amdahl/analysis/restructure.hpp"
 #include "amdahl/analysis/whatif.hpp"
 #include "commands.hpp"
@@ -17,6 +18,8 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     std::vector<std::string> speedups;
     std::string target;
     std::string workers, prefetch, worker_stages;
+    std::string ranks, bandwidth;  // data parallel (rank_whatif.hpp)
+    bool straggler_fixed = false;
   };
   auto opt = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("whatif", "project the speedup of making stages faster (classic Amdahl and a replay of the run)");
@@ -29,9 +32,15 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--prefetch", opt->prefetch, "with --workers: batches in flight per worker (default 2, as PyTorch)");
   cmd->add_option("--worker-stages", opt->worker_stages,
                   "with --workers: the loading stages to move (default disk_io,cpu_preprocess)");
+  cmd->add_option("--ranks", opt->ranks,
+                  "M: project a data-parallel run to M ranks (ring all-reduce model from the measured bytes)");
+  cmd->add_option("--bandwidth", opt->bandwidth, "with --ranks: the ring's link bandwidth in GB/s");
+  cmd->add_flag("--straggler-fixed", opt->straggler_fixed, "the straggler rank as fast as the others (estimate)");
   cmd->callback([opt, &exit_code] {
-    if (opt->speedups.empty() && opt->target.empty() && opt->workers.empty())
-      throw UsageError("whatif needs --speedup STAGE=FACTOR, --target X and/or --workers N");
+    if (opt->speedups.empty() && opt->target.empty() && opt->workers.empty() && opt->ranks.empty() &&
+        !opt->straggler_fixed)
+      throw UsageError("whatif needs --speedup STAGE=FACTOR, --target X, --workers N, --ranks M and/or --straggler-fixed");
+    if (opt->ranks.empty() && !opt->bandwidth.empty()) throw UsageError("--bandwidth goes with --ranks M");
     if (opt->workers.empty() && (!opt->prefetch.empty() || !opt->worker_stages.empty()))
       throw UsageError("--prefetch and --worker-stages go with --workers N");
     std::optional<analysis::LoaderWorkers> workers;
@@ -46,16 +55,34 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     for (const auto& s : opt->speedups) requests.push_back(analysis::parse_speedup(s));
     std::optional<double> target;
     if (!opt->target.empty()) target = analysis::parse_factor(opt->target);
+    std::size_t to_ranks = 0;
+    std::optional<double> bandwidth;
+    if (!opt->ranks.empty()) to_ranks = analysis::parse_count_option(opt->ranks, "--ranks");
+    if (!opt->bandwidth.empty()) bandwidth = analysis::parse_factor(opt->bandwidth) * 1e9;
     const analysis::Report report = load_and_analyze(*opt);
+    analysis::RankWhatIf rw;
+    rw.straggler_fixed = opt->straggler_fixed;
+    if (rw.straggler_fixed) analysis::check_straggler_fixed(report);
+    if (to_ranks > 0) {
+      rw.projection = analysis::project_ranks(report.ranks, to_ranks, bandwidth);
+      requests.push_back({"communication", rw.projection->factor, false});
+    }
     analysis::WhatIfOptions wo;
     wo.curves = opt->format == "json";  // the curves are only in the JSON
     progress().update("replaying the what-if");
-    const analysis::WhatIf w = workers ? analysis::compute_whatif_with_workers(report, requests, target, *workers, wo)
-                                       : analysis::compute_whatif(report, requests, target, wo);
+    std::optional<analysis::WhatIf> w;
+    if (!requests.empty() || target || workers)
+      w = workers ? analysis::compute_whatif_with_workers(report, requests, target, *workers, wo)
+                  : analysis::compute_whatif(report, requests, target, wo);
     // Text: the stage breakdown (the report without its notes), then the what-if and all notes.
-    write_output(*opt, opt->format == "json" ? json_text(analysis::whatif_to_json(report, w))
-                                             : analysis::report_to_text(report, false) + "\n" +
-                                                   analysis::whatif_to_text(report, w));
+    if (opt->format == "json") {
+      nlohmann::json j = w ? analysis::whatif_to_json(report, *w) : analysis::report_to_json(report);
+      analysis::add_rank_whatif_json(j, report, rw, w ? &*w : nullptr);
+      write_output(*opt, json_text(j));
+    } else {
+      write_output(*opt, analysis::report_to_text(report, false) + "\n" + (w ? analysis::whatif_to_text(report, *w) : "") +
+                             analysis::rank_whatif_text(report, rw, w ? &*w : nullptr));
+    }
     exit_code = 0;
   });
 }

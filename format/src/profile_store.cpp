@@ -330,16 +330,19 @@ struct Loader {
       return CategoryRec{u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4)};
     });
     if (analysis_columns_only) {  // the columns the analysis reads (LoadOptions)
-      // The per-range CPU times (format 3) are read too: the analysis shows them (cpu_use.hpp).
-      const std::string cols =
-          std::string("pid, tid, domain_id, name_id, start_ns, end_ns") + (version >= 3 ? ", thread_cpu_ns, process_cpu_ns" : "");
+      // The per-range CPU times (format 3) are read too: the analysis shows them (cpu_use.hpp);
+      // and the integer payloads (a communication range's bytes: ranks.hpp).
+      const std::string cols = std::string("pid, tid, domain_id, name_id, start_ns, end_ns, payload_kind, payload_int") +
+                               (version >= 3 ? ", thread_cpu_ns, process_cpu_ns" : "");
       fill(out, "ranges", cols.c_str(), r.ranges, [&](const Stmt& st) {
         RangeRec x;
         x.pid = u32(st, 1); x.tid = u64(st, 2); x.end_tid = x.tid; x.domain = u32(st, 3); x.name = u32(st, 4);
         x.start_ns = st.i64(5); x.end_ns = st.i64(6);
+        x.payload.kind = enum_col<PayloadKind>(st, 7, "ranges.payload_kind");
+        x.payload.i = st.i64(8);
         if (version >= 3) {
-          x.thread_cpu_ns = st.is_null(7) ? -1 : st.i64(7);
-          x.process_cpu_ns = st.is_null(8) ? -1 : st.i64(8);
+          x.thread_cpu_ns = st.is_null(9) ? -1 : st.i64(9);
+          x.process_cpu_ns = st.is_null(10) ? -1 : st.i64(10);
         }
         return x;
       });

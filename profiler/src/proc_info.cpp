@@ -53,7 +53,10 @@ std::string read_thread_comm(std::uint64_t tid) noexcept {
 }
 
 std::uint32_t read_rank() noexcept {
-  for (const char* name : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"}) {
+  // torchrun, Open MPI, MPICH/Intel MPI (PMI), PMIx, MVAPICH, Slurm's srun; read when the
+  // part is written, so a forked rank that sets RANK after fork is seen with its own.
+  for (const char* name : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                           "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
     const char* v = std::getenv(name);
     if (v == nullptr || *v == '\0') continue;
     char* end = nullptr;

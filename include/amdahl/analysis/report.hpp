@@ -19,6 +19,7 @@
 #include "amdahl/analysis/gpu_attribution.hpp"
 #include "amdahl/analysis/guidance.hpp"
 #include "amdahl/analysis/path_explanation.hpp"
+#include "amdahl/analysis/ranks.hpp"
 #include "amdahl/analysis/replay.hpp"
 #include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/analysis/stage_stats.hpp"
@@ -91,6 +92,7 @@ struct Report {
   // its ranges on every host thread), which a faster GPU does not shorten; 0 for other stages.
   std::vector<double> host_work_per_step_ns;
   GpuSummary gpu;
+  RankAnalysis ranks;  // data-parallel ranks (ranks.hpp); rows empty for a one-process run
   std::string verdict;
   std::vector<std::string> notes;
   std::vector<ProfileDiagnostic> diagnostics;

@@ -21,7 +21,9 @@ namespace amdahl::workloads {
 template <typename T>
 class OrderedQueue {
  public:
-  explicit OrderedQueue(std::int64_t capacity) {
+  // `mark_base` is added to the item index in the produce/consume marks (item ids must be
+  // unique in a profile: ranks of a data-parallel run each have their own queue).
+  explicit OrderedQueue(std::int64_t capacity, std::int64_t mark_base = 0) : mark_base_(mark_base) {
     if (capacity < 1) throw std::invalid_argument("OrderedQueue capacity must be at least 1");
     slots_.resize(static_cast<std::size_t>(capacity));
   }
@@ -46,7 +48,7 @@ class OrderedQueue {
         not_full_.wait(lock);
       }
     }
-    produce(index);  // under the lock: strictly before the consumer can take it
+    produce(mark_base_ + index);  // under the lock: strictly before the consumer can take it
     slots_[slot(index)] = std::move(item);
     lock.unlock();
     not_empty_.notify_all();
@@ -67,7 +69,7 @@ class OrderedQueue {
     const std::int64_t index = next_take_++;
     T item = std::move(*slots_[slot(index)]);
     slots_[slot(index)].reset();
-    consume(index);  // under the lock: strictly before a producer blocked on it can go on
+    consume(mark_base_ + index);  // under the lock: strictly before a producer blocked on it can go on
     lock.unlock();
     not_full_.notify_all();
     return {index, std::move(item), blocked};
@@ -83,6 +85,7 @@ class OrderedQueue {
   std::condition_variable not_empty_;
   std::vector<std::optional<T>> slots_;
   std::int64_t next_take_ = 0;
+  std::int64_t mark_base_ = 0;
 };
 
 }  // namespace amdahl::workloads

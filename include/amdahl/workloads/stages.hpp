@@ -96,6 +96,13 @@ inline nvtxDomainHandle_t domain() noexcept { return detail::registry().domain; 
 class [[nodiscard]] Range {
  public:
   explicit Range(Stage s) noexcept { detail::push(static_cast<detail::Name>(s)); }
+  // A stage range carrying an int64 payload (a `communication` range: the bytes it moved).
+  Range(Stage s, std::int64_t payload) noexcept {
+    nvtxEventAttributes_t a = detail::attributes(static_cast<detail::Name>(s));
+    a.payloadType = NVTX_PAYLOAD_TYPE_INT64;
+    a.payload.llValue = payload;
+    nvtxDomainRangePushEx(domain(), &a);
+  }
   // A user stage (any non-canonical name); the text is copied by the tool, not kept.
   explicit Range(const char* user_stage) noexcept {
     nvtxEventAttributes_t a{};

@@ -4,12 +4,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "dataset.hpp"
 #include "options.hpp"
 #include "pipeline.hpp"
+#include "rank_env.hpp"
+#include "rank_launch.hpp"
 #include "stage_work.hpp"
 
 namespace {
@@ -48,13 +52,53 @@ int main(int argc, char** argv) {
     std::fputs(usage_text().c_str(), stdout);
     return 0;
   }
+  // Data parallel: a launcher's rank, or our own ranks (the parent only waits for them).
+  std::optional<RankEnv> rank;
+  try {
+    rank = rank_from_process_env();
+  } catch (const RankEnvError& e) {
+    std::fprintf(stderr, "cpu_pipeline: error: %s\n", e.what());
+    return 1;
+  }
+  if (rank && o.ranks > 0 && rank->world_size != o.ranks) {
+    std::fprintf(stderr, "cpu_pipeline: error: --ranks %lld, but the launcher set a world of %lld\n",
+                 static_cast<long long>(o.ranks), static_cast<long long>(rank->world_size));
+    return 1;
+  }
+  if (!rank && o.ranks > 1) {
+    int code = 0;
+    rank = launch_ranks(o.ranks, code);
+    if (!rank) return code;  // the parent: every rank has ended
+  } else if (!rank && o.ranks == 1) {
+    rank = RankEnv{0, 1, 0, "cpu_pipeline"};
+  }
+  if (rank && o.straggler_rank >= rank->world_size) {
+    std::fprintf(stderr, "cpu_pipeline: error: --straggler rank %lld is not below the world size %lld\n",
+                 static_cast<long long>(o.straggler_rank), static_cast<long long>(rank->world_size));
+    return 1;
+  }
+  if (rank && rank->rank == o.straggler_rank) o.compute_ms *= o.straggler_factor;
   try {
     const std::int64_t total = o.warmup_steps + o.steps;
     // Distinct item files: up to 8 batches' worth, reused cyclically.
     const auto items = static_cast<std::size_t>(o.batch_size * std::min<std::int64_t>(total, 8));
     Dataset dataset(o.data_dir, items);
     const StageWork work(o, dataset);
-    const RunResult r = run_pipeline(o, work);
+    std::unique_ptr<GradientSync> sync;
+    if (rank) sync = std::make_unique<GradientSync>(o, *rank, rendezvous_name());
+    const RunResult r =
+        run_pipeline(o, work, sync.get(), rank ? batch_item_base(rank->rank) : 0);
+    sync.reset();
+    if (rank) {
+      std::printf("rank %lld of %lld (%s): %.3f ms/step, compute %.3f ms, all-reduce %lld bytes "
+                  "per step, %.3f ms + ring at %.3g GB/s\n",
+                  static_cast<long long>(rank->rank), static_cast<long long>(rank->world_size),
+                  rank->source.c_str(),
+                  static_cast<double>(r.wall_ns) / 1e6 / static_cast<double>(r.measured_steps),
+                  o.compute_ms, static_cast<long long>(o.comm_bytes), o.comm_ms, o.comm_gbps);
+      std::fflush(stdout);
+      if (rank->rank != 0) return 0;
+    }
 
     const double wall_ms = static_cast<double>(r.wall_ns) / 1e6;
     std::printf("cpu_pipeline: done\n");

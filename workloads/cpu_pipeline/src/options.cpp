@@ -46,6 +46,8 @@ std::string usage_text() {
          "                    [--preprocess-ms X] [--h2d-ms X] [--compute-ms X]\n"
          "                    [--loader-threads N] [--queue-depth N] [--cost sleep|work]\n"
          "                    [--first-step-ms X] [--data-dir DIR]\n"
+         "                    [--ranks N] [--comm-ms X] [--comm-bytes B] [--comm-gbps G]\n"
+         "                    [--straggler RANK:FACTOR]\n"
          "A training-like pipeline instrumented with NVTX (domain amdahl): per batch, disk_io\n"
          "and cpu_preprocess (inline with --loader-threads 0, else on N loader threads feeding\n"
          "a queue of --queue-depth batches), then h2d and gpu_compute on the driving thread.\n"
@@ -53,8 +55,15 @@ std::string usage_text() {
          "cost; --cost work: real reads, transforms, copies and arithmetic calibrated to it.\n"
          "--first-step-ms X: the first step's gpu_compute takes X ms more (a start-up such as\n"
          "cuDNN autotuning, while loader threads fill the queue).\n"
+         "Data parallel: --ranks N forks N rank processes (or run one process per rank under\n"
+         "torchrun / mpirun: RANK and WORLD_SIZE, OMPI_COMM_WORLD_*, PMI_*, SLURM_* are read).\n"
+         "Each rank all-reduces --comm-bytes of gradients per step over a ring of Unix sockets\n"
+         "paced to --comm-gbps GB/s (0: unpaced) after a fixed --comm-ms, on a communication\n"
+         "thread overlapped with the next step; step i+1 waits for step i's all-reduce after its\n"
+         "gpu_compute. --straggler R:F makes rank R's gpu_compute F times slower.\n"
          "Defaults: --steps 50 --warmup-steps 2 --batch-size 32 --io-ms 5 --preprocess-ms 10\n"
-         "          --h2d-ms 3 --compute-ms 12 --loader-threads 0 --queue-depth 4 --cost sleep\n";
+         "          --h2d-ms 3 --compute-ms 12 --loader-threads 0 --queue-depth 4 --cost sleep\n"
+         "          --comm-ms 2 --comm-bytes 4194304 --comm-gbps 2\n";
 }
 
 Options parse_options(const std::vector<std::string>& args) {
@@ -115,6 +124,21 @@ Options parse_options(const std::vector<std::string>& args) {
       } else {
         throw OptionsError("--cost must be 'sleep' or 'work', got '" + v + "'");
       }
+    } else if (flag == "--ranks") {
+      o.ranks = parse_count(flag, need_value(), 1, 64);
+    } else if (flag == "--comm-ms") {
+      o.comm_ms = parse_ms(flag, need_value());
+    } else if (flag == "--comm-bytes") {
+      o.comm_bytes = parse_count(flag, need_value(), 4, std::int64_t{1} << 30);
+    } else if (flag == "--comm-gbps") {
+      o.comm_gbps = parse_ms(flag, need_value());
+    } else if (flag == "--straggler") {
+      const std::string& v = need_value();
+      const auto colon = v.find(':');
+      if (colon == std::string::npos) throw OptionsError("--straggler expects RANK:FACTOR, got '" + v + "'");
+      o.straggler_rank = parse_count(flag, v.substr(0, colon), 0, 63);
+      o.straggler_factor = parse_ms(flag, v.substr(colon + 1));
+      if (o.straggler_factor <= 0) throw OptionsError("--straggler FACTOR must be positive, got '" + v + "'");
     } else if (flag == "--data-dir") {
       o.data_dir = need_value();
       if (o.data_dir.empty()) throw OptionsError("--data-dir needs a non-empty path");

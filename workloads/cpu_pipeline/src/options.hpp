@@ -23,6 +23,14 @@ struct Options {
   std::int64_t queue_depth = 4;
   CostMode cost = CostMode::sleep;
   std::string data_dir;  // empty: a temporary directory, created and removed
+  // Data parallel (rank_launch.hpp, gradient_sync.hpp). ranks 0: one process, no communication,
+  // unless a launcher's RANK/WORLD_SIZE (or MPI's) are set; N >= 1: this process forks N ranks.
+  std::int64_t ranks = 0;
+  double comm_ms = 2.0;                 // fixed cost of each all-reduce (latency, launch, sync)
+  std::int64_t comm_bytes = 4 << 20;    // gradient bytes all-reduced per step
+  double comm_gbps = 2.0;               // ring link bandwidth, GB/s (1e9 bytes/s); 0: unpaced
+  std::int64_t straggler_rank = -1;     // this rank's gpu_compute takes straggler_factor x
+  double straggler_factor = 1.0;
   bool help = false;
 };
 

@@ -44,11 +44,12 @@ struct LoaderFailure {
 
 }  // namespace
 
-RunResult run_pipeline(const Options& o, const StageWork& work) {
+RunResult run_pipeline(const Options& o, const StageWork& work, GradientSync* sync,
+                       std::int64_t mark_base) {
   const bool sleep_mode = o.cost == CostMode::sleep;
   const std::int64_t total = o.warmup_steps + o.steps;
 
-  workloads::OrderedQueue<Batch> queue(o.queue_depth);
+  workloads::OrderedQueue<Batch> queue(o.queue_depth, mark_base);
   std::atomic<std::int64_t> next_index{0};
   LoaderFailure failure;
   std::vector<std::thread> loaders;
@@ -109,6 +110,23 @@ RunResult run_pipeline(const Options& o, const StageWork& work) {
       Range r(Stage::gpu_compute);
       result.checksum += work.compute(device);
       pacer.spend_ms(o.compute_ms + (step == 0 ? o.first_step_ms : 0.0));
+    }
+    if (sync != nullptr) {
+      try {
+        // As DDP's optimizer step: the previous step's gradients must be all-reduced.
+        if (step > 0 && sync->wait(step - 1)) pacer.restart();
+        sync->submit(step);
+      } catch (...) {
+        error = std::current_exception();
+        break;
+      }
+    }
+  }
+  if (sync != nullptr && !error) {
+    try {
+      sync->wait(total - 1);
+    } catch (...) {
+      error = std::current_exception();
     }
   }
   const std::int64_t end = monotonic_ns();

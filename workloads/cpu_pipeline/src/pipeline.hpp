@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "gradient_sync.hpp"
 #include "options.hpp"
 #include "stage_work.hpp"
 
@@ -16,7 +17,11 @@ struct RunResult {
   double checksum = 0;       // sum of the compute results, so no work can be skipped
 };
 
-// Throws DatasetError when a loader cannot read the dataset.
-RunResult run_pipeline(const Options& options, const StageWork& work);
+// Throws DatasetError when a loader cannot read the dataset. With `sync` (a rank of a
+// data-parallel run) each step hands its gradients to the communication thread after
+// gpu_compute, having first waited for the previous step's all-reduce; batch marks then start
+// at `mark_base`.
+RunResult run_pipeline(const Options& options, const StageWork& work,
+                       GradientSync* sync = nullptr, std::int64_t mark_base = 0);
 
 }  // namespace amdahl::cpu_pipeline

@@ -1,0 +1,60 @@
+// The ring all-reduce model and the projection of a profile to another number of ranks
+// (ranks.hpp: ring_allreduce_ns, project_ranks).
+#include <algorithm>
+#include <cstdio>
+
+#include "amdahl/analysis/errors.hpp"
+#include "amdahl/analysis/ranks.hpp"
+
+namespace amdahl::analysis {
+
+double ring_allreduce_ns(double bytes, std::size_t ranks, double bytes_per_s, double fixed_ns) {
+  if (ranks <= 1 || bytes_per_s <= 0) return fixed_ns;
+  const double m = static_cast<double>(ranks);
+  return fixed_ns + 2.0 * (m - 1.0) / m * bytes / bytes_per_s * 1e9;
+}
+
+RankProjection project_ranks(const RankAnalysis& ranks, std::size_t to_ranks,
+                             std::optional<double> bytes_per_s) {
+  if (to_ranks < 1) throw UsageError("--ranks must be at least 1");
+  if (ranks.rows.empty() || ranks.transfer_ns <= 0) {
+    throw UsageError("--ranks needs communication ranges (a collective per step) in the profile");
+  }
+  if (ranks.comm_bytes <= 0) {
+    throw UsageError("--ranks needs the bytes of each collective: an int64 payload on the communication ranges");
+  }
+  RankProjection p;
+  p.from_ranks = ranks.world;
+  p.to_ranks = to_ranks;
+  p.bytes = static_cast<double>(ranks.comm_bytes);
+  p.measured_ns = ranks.transfer_ns;
+  if (bytes_per_s) {
+    if (*bytes_per_s <= 0) throw UsageError("--bandwidth must be positive");
+    p.bytes_per_s = *bytes_per_s;
+  } else if (p.from_ranks >= 2) {
+    // All of the measured collective taken as transfer (fixed cost 0).
+    const double m = static_cast<double>(p.from_ranks);
+    p.bytes_per_s = 2.0 * (m - 1.0) / m * p.bytes / (p.measured_ns / 1e9);
+    p.bandwidth_measured = true;
+  } else {
+    throw UsageError("--ranks from a 1-rank profile needs the link bandwidth: --bandwidth GB/s "
+                     "(a 1-rank run sends nothing, so its bandwidth cannot be measured)");
+  }
+  p.fixed_ns = std::max(0.0, p.measured_ns - (ring_allreduce_ns(p.bytes, p.from_ranks, p.bytes_per_s, 0)));
+  p.projected_ns = ring_allreduce_ns(p.bytes, to_ranks, p.bytes_per_s, p.fixed_ns);
+  p.factor = p.projected_ns > 0 ? p.measured_ns / p.projected_ns : 1.0;
+  char buf[640];
+  std::snprintf(buf, sizeof buf,
+                "ring all-reduce: T(M) = F + 2(M-1)/M * B / bw with B = %.0f bytes per collective (measured), "
+                "bw = %.3g GB/s (%s), F = %.3f ms fixed cost per collective (the measured %.3f ms at %zu rank%s "
+                "less its modelled transfer); T(%zu) = %.3f ms, so communication is scaled by %.3gx and the run "
+                "replayed (compute per rank unchanged: the per-rank batch stays the same, weak scaling)",
+                p.bytes, p.bytes_per_s / 1e9,
+                p.bandwidth_measured ? "measured: the collective's whole time taken as transfer" : "given",
+                p.fixed_ns / 1e6, p.measured_ns / 1e6, p.from_ranks, p.from_ranks == 1 ? "" : "s", to_ranks,
+                p.projected_ns / 1e6, p.factor);
+  p.model = buf;
+  return p;
+}
+
+}  // namespace amdahl::analysis
