@@ -4,6 +4,7 @@
 
 #include "amdahl/report/profile_diff.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "report_options.hpp"
 
 namespace amdahl::cli {
@@ -17,7 +18,8 @@ void register_diff_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", opt->format, "output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("-o,--output", opt->output, "write the output to FILE instead of stdout");
   cmd->add_option("--stages", opt->stages, "stage rule file applied to both runs");
-  cmd->add_option("--warmup", opt->warmup, "warm-up steps to exclude in both runs, or 'auto' (default)");
+  cmd->add_option("--warmup", opt->warmup, "warm-up steps to exclude in both runs (0 to 1e9), or 'auto' (default)")
+      ->check(checks::warmup_steps());
   cmd->add_option("--step-name", opt->step_name, "name of the step range (default: step)");
   cmd->callback([opt, second, &exit_code] {
     opt->more_inputs = {*second};

@@ -13,6 +13,11 @@ int main(int argc, char** argv) {
   amdahl::cli::ignore_file_size_signal();  // a full file system is an error line, not a crash
   CLI::App app{"amdahl: find the bottleneck of a training run and project what a faster stage buys"};
   app.require_subcommand(1);
+  // A parse error (unknown option, a number out of its range: option_checks.hpp) is one line
+  // like every other error, exit 1.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "amdahl: error: " + amdahl::report::terminal_text(e.what(), false) + " (--help lists the options)\n";
+  });
   int exit_code = 0;
   amdahl::cli::register_profile_command(app, exit_code);
   amdahl::cli::register_report_command(app, exit_code);

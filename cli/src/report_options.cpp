@@ -11,6 +11,7 @@
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 
 namespace amdahl::cli {
 
@@ -19,7 +20,8 @@ void add_report_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std
   cmd.add_option("--format", opt.format, "output format")->check(CLI::IsMember(formats));
   cmd.add_option("-o,--output", opt.output, "write the output to FILE instead of stdout");
   cmd.add_option("--stages", opt.stages, "stage rule file (PATTERN -> STAGE lines; docs/analysis.md)");
-  cmd.add_option("--warmup", opt.warmup, "warm-up steps to exclude, or 'auto' (default)");
+  cmd.add_option("--warmup", opt.warmup, "warm-up steps to exclude (0 to 1e9), or 'auto' (default)")
+      ->check(checks::warmup_steps());
   cmd.add_option("--step-name", opt.step_name, "name of the step range (default: step)");
 }
 
@@ -46,6 +48,7 @@ analysis::Report load_and_analyze(const ReportOptions& opt) {
     std::stringstream ss;
     ss << in.rdbuf();
     ao.user_rules = analysis::parse_stage_rules(ss.str(), opt.stages);
+    ao.user_rules_given = true;
   }
   // Large blocks (timeline lanes, graph arrays) go straight to mmap and back to the system
   // when freed: glibc's adaptive threshold would otherwise keep the freed timeline in the heap
