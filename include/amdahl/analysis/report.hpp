@@ -28,11 +28,12 @@ namespace amdahl::analysis {
 
 struct AnalysisOptions {
   std::vector<StageRule> user_rules;  // --stages FILE rules (tried before the profile's own)
-  // --stages FILE was given (even a file with no rules): it wins over rules saved in the
-  // profile that do not parse, which are then left out (the report says so).
-  bool user_rules_given = false;
   std::string step_name = "step";
   std::optional<std::size_t> warmup;  // nullopt: automatic
+  // --stages FILE was given (even a file with no rules): it wins over rules saved in the
+  // profile that do not parse, which are then left out (the report says so). Last, so that
+  // positional initialisers ({rules, step name, warm-up}) keep working.
+  bool user_rules_given = false;
 };
 
 struct StageRow {
