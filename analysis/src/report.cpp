@@ -13,6 +13,7 @@
 
 #include "amdahl/analysis/amdahl_law.hpp"
 #include "amdahl/analysis/errors.hpp"
+#include "amdahl/analysis/record_checks.hpp"
 #include "amdahl/report/escape.hpp"
 
 namespace amdahl::analysis {
@@ -227,11 +228,33 @@ std::vector<std::string> Report::stage_names() const {
   return out;
 }
 
+namespace {
+
+std::vector<StageRule> saved_rules(const format::Profile& profile) {
+  auto it = profile.meta.find("stage_rules");
+  if (it == profile.meta.end() || it->second.empty()) return {};
+  return parse_stage_rules(it->second, "profile stage_rules");
+}
+
+}  // namespace
+
+std::optional<std::string> invalid_saved_rules(const format::Profile& profile) {
+  try {
+    saved_rules(profile);
+  } catch (const UsageError& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
 StageRules rules_for(const format::Profile& profile, const AnalysisOptions& options) {
   std::vector<StageRule> rules = options.user_rules;
-  auto it = profile.meta.find("stage_rules");
-  if (it != profile.meta.end() && !it->second.empty()) {
-    auto saved = parse_stage_rules(it->second, "profile stage_rules");
+  if (const auto bad = invalid_saved_rules(profile)) {
+    if (!options.user_rules_given)
+      throw InputError("the stage rules saved in the profile are invalid (" + *bad +
+                       "); pass --stages FILE to analyse it with rules of your own instead");
+  } else {
+    auto saved = saved_rules(profile);
     rules.insert(rules.end(), saved.begin(), saved.end());
   }
   return StageRules(std::move(rules), options.step_name);
@@ -308,6 +331,8 @@ namespace {
 Report analyze_profile(const format::Profile& profile, const AnalysisOptions& options, format::RecordSet* owned) {
   const auto& rs = profile.records;
   const StageRules rules = rules_for(profile, options);
+  // Counted before the big tables may go (below): records that end before they start.
+  std::vector<ProfileDiagnostic> impossible = impossible_record_diagnostics(rs);
   Timeline tl = build_timeline(rs, rules);
   const StepSelection sel = select_steps(tl, options.warmup);
   auto op_stages = attribute_gpu_ops(tl);
@@ -396,6 +421,10 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
   }
 
   // Notes: say what the figures are and where they are bounds.
+  if (options.user_rules_given)
+    if (const auto bad = invalid_saved_rules(profile))
+      r.notes.push_back("the stage rules saved in the profile are invalid (" + *bad +
+                        "); they were left out: --stages FILE and the defaults decided the stages");
   if (r.exposed_basis == "critical_path") {
     r.notes.push_back("exposed time is time on the critical path of the run's dependency graph (replayed at factor 1); "
                       "the driving thread's view is in driving_thread_view");
@@ -449,6 +478,7 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
 
   for (const auto& d : rs.diagnostics)
     r.diagnostics.push_back({d.pid, report::display_name(rs.str(d.key)), d.count, report::display_name(rs.str(d.detail))});
+  for (auto& d : impossible) r.diagnostics.push_back(std::move(d));
   double launch_fraction = 0;
   if (r.exposed_basis == "critical_path" && wall > 0) {
     double path_sum = 0;

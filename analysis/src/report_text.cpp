@@ -8,6 +8,7 @@
 #include "amdahl/analysis/guidance_render.hpp"
 #include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/report.hpp"
+#include "amdahl/report/escape.hpp"
 
 namespace amdahl::analysis {
 namespace {
@@ -44,6 +45,9 @@ std::string report_to_text(const Report& r, bool with_notes) {
                 static_cast<unsigned long long>(r.driving_tid), r.driving_name.empty() ? "" : " ",
                 r.driving_name.c_str());
   out += buf;
+  // Variables `amdahl profile` set in the command's environment beyond its own (--multicast-off).
+  if (auto it = r.meta.find("command_env"); it != r.meta.end() && !it->second.empty())
+    out += "command environment set by amdahl profile: " + report::display_name(it->second) + "\n";
   out += r.exposed_basis == "critical_path"
              ? "exposed = time on the critical path of the dependency graph; hidden = work off it\n\n"
              : "exposed = the driving thread's view (no dependency graph: see notes)\n\n";

@@ -71,6 +71,12 @@ SpeedupRequest parse_speedup(std::string_view text) {
   return r;
 }
 
+bool WhatIf::target_reachable() const {
+  for (const auto& t : target_rows)
+    if ((t.factor && !workers) || t.simulated_factor) return true;
+  return false;
+}
+
 double simulated_speedup(const Report& report, const std::vector<double>& factors) {
   if (!report.graph) throw InputError("no dependency graph to replay");
   const ReplayResult r = replay(*report.graph, factors);
@@ -143,7 +149,8 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
     if (!s.on_gpu || whole <= 0) return 1.0;
     return (f.host ? s.exposed_host_ns : s.exposed_gpu_ns) / whole;
   };
-  if (target && (!(*target > 0) || !std::isfinite(*target))) throw UsageError("--target must be a positive number");
+  if (target && (!(*target > 1) || !std::isfinite(*target)))
+    throw UsageError("--target must be an overall speed-up above 1 (1x or less needs no change)");
   auto project = [&](const std::vector<double>& fractions) {
     std::vector<StageSpeedup> v;
     for (const auto& f : factors) v.push_back({std::clamp(fractions[f.idx] * part_share(f), 0.0, 1.0), f.k});
@@ -278,6 +285,7 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
   if (target) {
     for (std::size_t i = 0; i < names.size(); ++i) {
       const StageRow& s = report.stages[i];
+      if (s.total_ns <= 0 && s.exposed_ns <= 0) continue;  // no time: no factor of it changes anything
       const double p = std::clamp(s.fraction, 0.0, 1.0);
       TargetRow row{s.name, s.fraction, factor_for_target(p, *target), amdahl_limit(p), std::nullopt, 1.0};
       if (report.graph) {

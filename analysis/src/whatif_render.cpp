@@ -149,7 +149,7 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
                       {"simulated_factor_needed", t.simulated_factor ? num(*t.simulated_factor) : nlohmann::json(nullptr)},
                       {"simulated_achievable", t.simulated_factor.has_value()},
                       {"simulated_limit", num(t.simulated_limit)}});
-    j["target"] = {{"speedup", *w.target}, {"stages", std::move(rows)}};
+    j["target"] = {{"speedup", *w.target}, {"reachable", w.target_reachable()}, {"stages", std::move(rows)}};
   }
   auto notes = j["notes"];
   for (const auto& n : w.notes) notes.push_back(n);
@@ -205,6 +205,17 @@ std::string whatif_to_text(const Report& report, const WhatIf& w) {
                                                  : "none suffices (limit " + times(t.simulated_limit) + ")";
       std::snprintf(buf, sizeof buf, "  %-16s %7.1f%%  %-28s %s\n", t.stage.c_str(), t.fraction * 100.0,
                     classic.c_str(), sim.c_str());
+      out += buf;
+    }
+    if (w.target_rows.empty()) {
+      out += "  no stage has time in the window: no factor of one reaches " + times(*w.target) + "\n";
+    } else if (!w.target_reachable()) {
+      const TargetRow* best = &w.target_rows.front();
+      for (const auto& t : w.target_rows)
+        if (t.simulated_limit > best->simulated_limit) best = &t;
+      std::snprintf(buf, sizeof buf, "  no stage alone reaches %s, however much faster: the closest, %s, gives at most %s (simulated, the "
+                    "stage removed)\n",
+                    times(*w.target).c_str(), best->stage.c_str(), times(best->simulated_limit).c_str());
       out += buf;
     }
   }

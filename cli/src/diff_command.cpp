@@ -7,6 +7,7 @@
 
 #include "amdahl/report/profile_diff.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "report_options.hpp"
 
 namespace amdahl::cli {
@@ -34,7 +35,8 @@ void register_diff_command(CLI::App& app, int& exit_code) {
   cmd->add_option("b", *second, "the second profile")->required();
   add_output_options(*cmd, *opt, {"text", "json"});
   cmd->add_option("--stages", opt->stages, "stage rule file applied to both runs");
-  cmd->add_option("--warmup", opt->warmup, "warm-up steps to exclude in both runs, or 'auto' (default)");
+  cmd->add_option("--warmup", opt->warmup, "warm-up steps to exclude in both runs (0 to 1e9), or 'auto' (default)")
+      ->check(checks::warmup_steps());
   cmd->add_option("--step-name", opt->step_name, "name of the step range (default: step)");
   cmd->add_option("--fail-if-slower", *fail_if_slower,
                   "PCT: exit 3 when b's step is more than PCT percent slower than a's (for CI)")

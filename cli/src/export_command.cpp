@@ -12,6 +12,7 @@
 #include "amdahl/report/chrome_trace.hpp"
 #include "commands.hpp"
 #include "output_target.hpp"
+#include "option_checks.hpp"
 
 namespace amdahl::cli {
 namespace {
@@ -30,10 +31,12 @@ void register_export_command(CLI::App& app, int& exit_code) {
   cmd->add_option("profile", opt->profile, "the profile (.amdahl) to export")->required();
   cmd->add_option("--chrome", opt->chrome, "write Chrome trace-event JSON to FILE ('-': stdout)")->required();
   cmd->add_flag("-f,--force", opt->force, "replace FILE if it exists");
-  cmd->add_option("--window", opt->window, "keep only START:END, in ms from the trace start (e.g. 1200:3400)");
+  cmd->add_option("--window", opt->window, "keep only START:END, in ms from the trace start (e.g. 1200:3400; each from 0 to 1e12)")
+      ->check(checks::export_window());
   cmd->add_option("--max-events", opt->max_events,
-                  "most events to write (default 1000000); above it the analysis window, then its first part, is kept")
-      ->check(CLI::PositiveNumber);
+                  "most events to write (default 1000000; from 1 to 1000000000); above it the analysis window, then its "
+                  "first part, is kept")
+      ->check(checks::whole_in(1, 1'000'000'000));
   cmd->callback([opt, &exit_code] {
     check_output(opt->chrome, {opt->profile}, "--chrome");
     check_overwrite(opt->chrome, opt->force, "--chrome");

@@ -22,6 +22,11 @@ int main(int argc, char** argv) {
   app.fallthrough();  // --quiet after the subcommand too
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "no progress line on stderr (it shows only on a terminal, after 1 s of work)");
+  // A parse error (unknown option, a number out of its range: option_checks.hpp) is one line
+  // like every other error, exit 1.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "amdahl: error: " + amdahl::report::terminal_text(e.what(), false) + " (--help lists the options)\n";
+  });
   int exit_code = 0;
   amdahl::cli::register_profile_command(app, exit_code);
   amdahl::cli::register_report_command(app, exit_code);

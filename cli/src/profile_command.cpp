@@ -1,4 +1,4 @@
-// `amdahl profile [-o FILE] [--force] [--stages FILE] [--torch|--no-torch] -- COMMAND ARGS...`: runs the command with
+// `amdahl profile [-o FILE] [--force] [--stages FILE] [--torch|--no-torch] [--multicast-off] -- COMMAND ARGS...`: runs the command with
 // the collector injected (launcher.cpp), reads and merges the per-process parts it left in a
 // private temporary directory, fills the profile's meta, saves the .amdahl file and prints a
 // short summary. Exit code: the command's own (128+N when it died of signal N).
@@ -24,12 +24,14 @@
 #include <vector>
 
 #include "amdahl/format/input_file.hpp"
+#include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "commands.hpp"
 #include "output_target.hpp"
 #include "elf_probe.hpp"
 #include "launcher.hpp"
+#include "option_checks.hpp"
 #include "python_command.hpp"
 #include "rule_file.hpp"
 #include "step_window.hpp"
@@ -55,6 +57,7 @@ struct ProfileOptions {
   bool no_torch = false;  // --no-torch: not even for a Python command (where it is on by default)
   std::string gpu_api = "launch";  // --gpu-api: which CUDA API calls get a record (docs/cupti.md)
   std::optional<std::string> gpu_steps;  // --gpu-steps FROM:TO: CUPTI collects during these steps only
+  bool multicast_off = false;  // --multicast-off: NVLink multicast off in NCCL, PyTorch, NVSHMEM
   std::vector<std::string> command;
 };
 
@@ -192,6 +195,13 @@ void require_collectors(const fs::path& libdir, const fs::path& collector, [[may
   if (!fs::exists(collector, ec))
     std::fprintf(stderr, "amdahl: warning: the collector %s is missing; the profile will have no ranges\n",
                  collector.c_str());
+}
+
+// --multicast-off: NVLink multicast (NVLS) off in NCCL, PyTorch's symmetric memory and NVSHMEM.
+const std::map<std::string, std::string>& multicast_off_env() {
+  static const std::map<std::string, std::string> env{
+      {"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}, {"NVSHMEM_DISABLE_NVLS", "1"}};
+  return env;
 }
 
 StrId intern(RecordSet& rs, const std::string& s) {
@@ -362,6 +372,7 @@ struct RunSetup {
   std::string exit_hook = "off";  // the preloaded exit hook library, or "off"
   std::string torch_meta;         // meta "torch": PYTHONPATH, "missing", "off", "unavailable: ..."
   bool want_torch = false;        // --torch, or automatic for a Python command
+  std::string command_env;        // meta "command_env": variables set for the command beyond amdahl's own
 };
 
 void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir);
@@ -389,6 +400,9 @@ int run_profile(const ProfileOptions& opt) {
     } catch (const format::InputFileError& e) {
       throw UsageError(e.what());  // before the run, like every other refused option
     }
+    // Rules that do not parse would be saved and make every report of the profile fail: refused
+    // now, before the command runs (analysis::UsageError: exit 1, "FILE:LINE: ...").
+    analysis::parse_stage_rules(*stage_rules, opt.stages);
   }
 
   const fs::path libdir = library_dir();
@@ -442,9 +456,17 @@ int run_profile(const ProfileOptions& opt) {
       std::fprintf(stderr, "amdahl: %s: PyTorch annotation on, placed if the script imports torch (--no-torch "
                            "turns it off; docs/torch.md)\n", py.what.c_str());
   }
-  // Keep NVLink multicast off (these machines must not use it) unless the user decided.
-  const std::map<std::string, std::string> env_default{
-      {"NCCL_NVLS_ENABLE", "0"}, {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}, {"NVSHMEM_DISABLE_NVLS", "1"}};
+  // The command's environment is the user's: amdahl adds only its own variables (above). With
+  // --multicast-off it also turns NVLink multicast off where the user has not decided
+  // (docs/collector.md, "The command's environment"); what it set goes to meta command_env.
+  std::map<std::string, std::string> env_default;
+  std::string command_env;
+  if (opt.multicast_off)
+    for (const auto& [k, v] : multicast_off_env())
+      if (std::getenv(k.c_str()) == nullptr) {
+        env_default[k] = v;
+        command_env += (command_env.empty() ? "" : " ") + k + "=" + v;
+      }
 
   // A statically linked command cannot host the collector; the collector itself refuses to
   // run in it (elf_probe.hpp), and says so. The environment stays: the dynamically linked
@@ -477,6 +499,7 @@ int run_profile(const ProfileOptions& opt) {
     if (env_set.count("LD_PRELOAD")) setup.exit_hook = exit_hook.string();
     setup.torch_meta = torch_meta;
     setup.want_torch = want_torch;
+    setup.command_env = command_env;
     save_run(opt, setup, run, parts_dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "amdahl: error: no profile written: %s (the command exited with code %d, passed on)\n",
@@ -536,6 +559,7 @@ void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResu
   if (setup.want_torch) meta["torch_enabled_by"] = opt.torch ? "--torch" : "python command";
   meta["gpu_api"] = opt.gpu_api;
   if (opt.gpu_steps) meta["gpu_steps"] = *opt.gpu_steps;
+  if (!setup.command_env.empty()) meta["command_env"] = setup.command_env;
   if (stage_rules) {
     meta["stage_rules"] = *stage_rules;
     meta["stage_rules_file"] = opt.stages;
@@ -566,7 +590,14 @@ void register_profile_command(CLI::App& app, int& exit_code) {
                   "stream/event order), all (every call; slowest), none (GPU ops only, not linked to stages)");
   sub->add_option("--gpu-steps", opt->gpu_steps,
                   "FROM:TO: collect GPU activity only from the start of step FROM to the start of step TO "
-                  "(0-based `step` ranges); the analysis keeps to those steps. Host ranges are recorded throughout");
+                  "(0-based `step` ranges, 0 <= FROM < TO); the analysis keeps to those steps. Host ranges are recorded "
+                  "throughout")
+      ->check(checks::step_window());
+  sub->add_flag("--multicast-off", opt->multicast_off,
+                "Turn NVLink multicast (NVLS) off for the command: set NCCL_NVLS_ENABLE=0, "
+                "TORCH_SYMM_MEM_DISABLE_MULTICAST=1 and NVSHMEM_DISABLE_NVLS=1 where not already set (recorded in "
+                "the profile's meta command_env). Off by default: the command's environment is left as it is, "
+                "since multicast changes collective performance on NVSwitch machines (docs/collector.md)");
   sub->add_option("command", opt->command, "The command to run and its arguments (after --)");
   // From COMMAND on, every argument belongs to the command, options and "--" included (with or
   // without the separating "--").

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "output_target.hpp"
 #include "rule_file.hpp"
+#include "option_checks.hpp"
 
 namespace amdahl::cli {
 
@@ -31,7 +32,8 @@ void add_report_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std
   cmd.add_option("profile", opt.profile, "the profile (.amdahl) to analyse")->required();
   add_output_options(cmd, opt, formats);
   cmd.add_option("--stages", opt.stages, "stage rule file (PATTERN -> STAGE lines; docs/analysis.md)");
-  cmd.add_option("--warmup", opt.warmup, "warm-up steps to exclude, or 'auto' (default)");
+  cmd.add_option("--warmup", opt.warmup, "warm-up steps to exclude (0 to 1e9), or 'auto' (default)")
+      ->check(checks::warmup_steps());
   cmd.add_option("--step-name", opt.step_name, "name of the step range (default: step)");
 }
 
@@ -54,6 +56,7 @@ analysis::Report load_and_analyze(const ReportOptions& opt) {
   }
   if (!opt.stages.empty()) {
     ao.user_rules = analysis::parse_stage_rules(read_rule_file(opt.stages), opt.stages);
+    ao.user_rules_given = true;
   }
   // Large blocks (timeline lanes, graph arrays) go straight to mmap and back to the system
   // when freed: glibc's adaptive threshold would otherwise keep the freed timeline in the heap

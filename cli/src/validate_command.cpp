@@ -6,6 +6,7 @@
 
 #include "amdahl/analysis/validate.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "report_options.hpp"
 
 namespace amdahl::cli {
@@ -24,7 +25,7 @@ void register_validate_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--all-stages", opt->all_stages, "use every stage's measured factor, also those that changed little");
   cmd->add_option("--min-change", opt->min_change_pct,
                   "ignore stages whose work per step changed by less than PCT percent (default 3)")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(checks::number_in(0, 100, "PCT"));
   cmd->callback([opt, &exit_code] {
     opt->more_inputs = {opt->improved};
     const analysis::Report base = load_and_analyze(*opt);

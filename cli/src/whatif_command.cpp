@@ -9,6 +9,7 @@
 #include "amdahl/analysis/restructure.hpp"
 #include "amdahl/analysis/whatif.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "report_options.hpp"
 
 namespace amdahl::cli {
@@ -24,12 +25,16 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("whatif", "project the speedup of making stages faster (classic Amdahl and a replay of the run)");
   add_report_options(*cmd, *opt, {"text", "json"});
-  cmd->add_option("--speedup", opt->speedups, "STAGE=FACTOR (2, 2x, 0.5 = twice slower); repeatable");
-  cmd->add_option("--target", opt->target, "overall speedup to reach (e.g. 2x): the factor each stage needs");
+  cmd->add_option("--speedup", opt->speedups, "STAGE=FACTOR (2, 2x, 0.5 = twice slower; from 0.01 to 1e6); repeatable")
+      ->check(checks::speedup_request());
+  cmd->add_option("--target", opt->target, "overall speedup to reach (e.g. 2x; above 1, at most 1e6): the factor each stage needs")
+      ->check(checks::target_speedup());
   cmd->add_option("--workers", opt->workers,
                   "N: move the loading the driving thread does inline (num_workers=0) onto N loader workers "
-                  "(batch k on worker k mod N) and replay");
-  cmd->add_option("--prefetch", opt->prefetch, "with --workers: batches in flight per worker (default 2, as PyTorch)");
+                  "(batch k on worker k mod N) and replay; N from 1 to 4096")
+      ->check(checks::worker_count());
+  cmd->add_option("--prefetch", opt->prefetch, "with --workers: batches in flight per worker (default 2, as PyTorch; 1 to 4096)")
+      ->check(checks::worker_count());
   cmd->add_option("--worker-stages", opt->worker_stages,
                   "with --workers: the loading stages to move (default disk_io,cpu_preprocess)");
   cmd->add_option("--ranks", opt->ranks,

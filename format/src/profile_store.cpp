@@ -24,6 +24,7 @@
 
 #include "profile_guard.hpp"
 #include "profile_schema.hpp"
+#include "record_checks.hpp"
 #include "sqlite_db.hpp"
 
 #ifndef AMDAHL_VERSION_STRING
@@ -217,6 +218,12 @@ struct Loader {
     return v;
   }
 
+  // A timestamp column (column 0 is the row's id): NULL is no time at all, not 0.
+  std::int64_t ts(const Stmt& st, int c, const char* column) const {
+    if (st.is_null(c)) corrupt(std::string(column) + " is NULL (row id " + std::to_string(st.i64(0)) + ")");
+    return st.i64(c);
+  }
+
   Payload payload(const Stmt& st, int first, const char* table) const {
     Payload p;
     p.kind = enum_col<PayloadKind>(st, first, table);
@@ -337,7 +344,7 @@ struct Loader {
       fill(out, "ranges", cols.c_str(), r.ranges, [&](const Stmt& st) {
         RangeRec x;
         x.pid = u32(st, 1); x.tid = u64(st, 2); x.end_tid = x.tid; x.domain = u32(st, 3); x.name = u32(st, 4);
-        x.start_ns = st.i64(5); x.end_ns = st.i64(6);
+        x.start_ns = ts(st, 5, "ranges.start_ns"); x.end_ns = ts(st, 6, "ranges.end_ns");
         x.payload.kind = enum_col<PayloadKind>(st, 7, "ranges.payload_kind");
         x.payload.i = st.i64(8);
         if (version >= 3) {
@@ -356,7 +363,8 @@ struct Loader {
            x.pid = u32(st, 1); x.tid = u64(st, 2); x.end_tid = u64(st, 3); x.domain = u32(st, 4);
            x.name = u32(st, 5); x.category = u32(st, 6); x.kind = enum_col<RangeKind>(st, 7, "ranges.kind");
            x.depth = static_cast<std::int32_t>(st.i64(8)); x.parent = st.is_null(9) ? -1 : st.i64(9);
-           x.start_ns = st.i64(10); x.end_ns = st.i64(11); x.unclosed = st.i64(12) != 0;
+           x.start_ns = ts(st, 10, "ranges.start_ns"); x.end_ns = ts(st, 11, "ranges.end_ns");
+           x.unclosed = st.i64(12) != 0;
            x.payload = payload(st, 13, "ranges.payload_kind");
            if (version >= 3) {
              x.thread_cpu_ns = st.is_null(16) ? -1 : st.i64(16);
@@ -370,13 +378,14 @@ struct Loader {
       if (x.parent >= n_ranges) corrupt("a range's parent " + std::to_string(x.parent) + " does not exist");
     fill(out, "marks", "pid, tid, domain_id, name_id, category, ts_ns, payload_kind, payload_int, payload_double",
          r.marks, [&](const Stmt& st) {
-           return MarkRec{u32(st, 1), u64(st, 2), u32(st, 3), u32(st, 4), u32(st, 5), st.i64(6),
+           return MarkRec{u32(st, 1), u64(st, 2), u32(st, 3), u32(st, 4), u32(st, 5), ts(st, 6, "marks.ts_ns"),
                           payload(st, 7, "marks.payload_kind")};
          });
     if (analysis_columns_only) {
       fill(out, "api_calls", "pid, tid, name_id, start_ns, end_ns, correlation_id", r.api_calls, [&](const Stmt& st) {
         ApiCallRec a;
-        a.pid = u32(st, 1); a.tid = u64(st, 2); a.name = u32(st, 3); a.start_ns = st.i64(4); a.end_ns = st.i64(5);
+        a.pid = u32(st, 1); a.tid = u64(st, 2); a.name = u32(st, 3);
+        a.start_ns = ts(st, 4, "api_calls.start_ns"); a.end_ns = ts(st, 5, "api_calls.end_ns");
         a.correlation_id = u32(st, 6);
         return a;
       });
@@ -384,8 +393,9 @@ struct Loader {
            [&](const Stmt& st) {
              GpuOpRec g;
              g.pid = u32(st, 1); g.device = u32(st, 2); g.stream = u32(st, 3);
-             g.kind = enum_col<GpuOpKind>(st, 4, "gpu_ops.kind"); g.name = u32(st, 5); g.start_ns = st.i64(6);
-             g.end_ns = st.i64(7); g.correlation_id = u32(st, 8);
+             g.kind = enum_col<GpuOpKind>(st, 4, "gpu_ops.kind"); g.name = u32(st, 5);
+             g.start_ns = ts(st, 6, "gpu_ops.start_ns"); g.end_ns = ts(st, 7, "gpu_ops.end_ns");
+             g.correlation_id = u32(st, 8);
              g.copy_kind = enum_col<CopyKind>(st, 9, "gpu_ops.copy_kind");
              return g;
            });
@@ -393,7 +403,7 @@ struct Loader {
     fill(out, "api_calls", "pid, tid, api, cbid, name_id, start_ns, end_ns, correlation_id", r.api_calls,
          [&](const Stmt& st) {
            return ApiCallRec{u32(st, 1), u64(st, 2), enum_col<ApiKind>(st, 3, "api_calls.api"), u32(st, 4),
-                             u32(st, 5), st.i64(6), st.i64(7), u32(st, 8)};
+                             u32(st, 5), ts(st, 6, "api_calls.start_ns"), ts(st, 7, "api_calls.end_ns"), u32(st, 8)};
          });
     fill(out, "gpu_ops",
          "pid, device, context, stream, kind, name_id, start_ns, end_ns, correlation_id, bytes, copy_kind, "
@@ -401,8 +411,9 @@ struct Loader {
          r.gpu_ops, [&](const Stmt& st) {
            GpuOpRec g;
            g.pid = u32(st, 1); g.device = u32(st, 2); g.context = u32(st, 3); g.stream = u32(st, 4);
-           g.kind = enum_col<GpuOpKind>(st, 5, "gpu_ops.kind"); g.name = u32(st, 6); g.start_ns = st.i64(7);
-           g.end_ns = st.i64(8); g.correlation_id = u32(st, 9); g.bytes = u64(st, 10);
+           g.kind = enum_col<GpuOpKind>(st, 5, "gpu_ops.kind"); g.name = u32(st, 6);
+           g.start_ns = ts(st, 7, "gpu_ops.start_ns"); g.end_ns = ts(st, 8, "gpu_ops.end_ns");
+           g.correlation_id = u32(st, 9); g.bytes = u64(st, 10);
            g.copy_kind = enum_col<CopyKind>(st, 11, "gpu_ops.copy_kind");
            g.src_kind = enum_col<MemKind>(st, 12, "gpu_ops.src_kind");
            g.dst_kind = enum_col<MemKind>(st, 13, "gpu_ops.dst_kind"); g.graph_id = u32(st, 14);
@@ -412,7 +423,7 @@ struct Loader {
     fill(out, "syncs", "pid, context, stream, event, kind, start_ns, end_ns, correlation_id", r.syncs,
          [&](const Stmt& st) {
            return SyncRec{u32(st, 1), u32(st, 2), u32(st, 3), u32(st, 4), enum_col<SyncKind>(st, 5, "syncs.kind"),
-                          st.i64(6), st.i64(7), u32(st, 8)};
+                          ts(st, 6, "syncs.start_ns"), ts(st, 7, "syncs.end_ns"), u32(st, 8)};
          });
     if (version >= 2) {  // format 1 had no event_records table: none
       fill(out, "event_records", "pid, device, context, stream, event, correlation_id, device_ts_ns", r.event_records,
@@ -566,6 +577,7 @@ Profile load_profile(const std::string& path, const LoadOptions& options) {
                         rows_read};
     loader.load(out);
     loader.check_counts(out);
+    detail::check_records(out.records, [&](const std::string& why) { loader.corrupt(why); });
     if (const std::size_t cut = loader.names_cut.load()) note_cut_names(out.records, cut);
   } catch (const SqliteError& e) {
     switch (e.code()) {

@@ -90,16 +90,26 @@ TEST_CASE("an existing output is refused before the command runs; --force overwr
   CHECK(load_profile(out).meta.at("exit_code") == "0");
 }
 
-TEST_CASE("the child's environment: part directory, multicast off unless the user chose") {
+// Issue 18 class 12: amdahl set NCCL_NVLS_ENABLE=0 and two more in every profiled command, which
+// changes collective performance on NVSwitch machines. The environment is now the user's;
+// --multicast-off sets them (where unset) and the profile's meta command_env records it.
+TEST_CASE("the child's environment: part directory; no multicast variables unless --multicast-off") {
   TempDir t;
   const std::string env_file = t.file("env.txt");
-  const Ran r = run({amdahl_bin(), "profile", "-o", t.file("a.amdahl"), "--", target(), "env", env_file}, t.dir.string(),
-                    {{"NVSHMEM_DISABLE_NVLS", "0"}});
+  // The three variables removed from amdahl's own environment (machines that set them globally).
+  const std::vector<std::string> clean = {"/usr/bin/env", "-u", "NCCL_NVLS_ENABLE", "-u", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+                                          "-u", "NVSHMEM_DISABLE_NVLS"};
+  auto argv = clean;
+  for (const std::string& a : {amdahl_bin(), std::string("profile"), std::string("-o"), t.file("a.amdahl"),
+                              std::string("--"), std::string("sh"), std::string("-c"), "env > " + env_file})
+    argv.push_back(a);
+  Ran r = run(argv, t.dir.string());
   REQUIRE(r.code == 0);
-  const std::string env = slurp(env_file);
-  CHECK(env.find("NCCL_NVLS_ENABLE=0\n") != std::string::npos);
-  CHECK(env.find("TORCH_SYMM_MEM_DISABLE_MULTICAST=1\n") != std::string::npos);
-  CHECK(env.find("NVSHMEM_DISABLE_NVLS=0\n") != std::string::npos);  // the user's value is kept
+  std::string env = slurp(env_file);
+  CHECK(env.find("NCCL_NVLS_ENABLE") == std::string::npos);
+  CHECK(env.find("TORCH_SYMM_MEM_DISABLE_MULTICAST") == std::string::npos);
+  CHECK(env.find("NVSHMEM_DISABLE_NVLS") == std::string::npos);
+  CHECK(load_profile(t.file("a.amdahl")).meta.count("command_env") == 0);
   const auto pos = env.find("AMDAHL_PART_DIR=");
   REQUIRE(pos != std::string::npos);
   const std::string dir = env.substr(pos + 16, env.find('\n', pos) - pos - 16);
@@ -108,6 +118,21 @@ TEST_CASE("the child's environment: part directory, multicast off unless the use
   if (fs::exists(build_dir() / "lib" / "libamdahl_collector.so"))
     CHECK(env.find("NVTX_INJECTION64_PATH=" + fs::canonical(build_dir() / "lib" / "libamdahl_collector.so").string()) !=
           std::string::npos);
+
+  // --multicast-off: set where unset, the user's value kept, and what was set is in meta.
+  argv = {"/usr/bin/env", "-u", "NCCL_NVLS_ENABLE", "-u", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS=0"};
+  for (const std::string& a : {amdahl_bin(), std::string("profile"), std::string("--multicast-off"), std::string("-o"),
+                              t.file("b.amdahl"), std::string("--"), target(), std::string("env"), env_file})
+    argv.push_back(a);
+  r = run(argv, t.dir.string());
+  REQUIRE(r.code == 0);
+  env = slurp(env_file);
+  CHECK(env.find("NCCL_NVLS_ENABLE=0\n") != std::string::npos);
+  CHECK(env.find("TORCH_SYMM_MEM_DISABLE_MULTICAST=1\n") != std::string::npos);
+  CHECK(env.find("NVSHMEM_DISABLE_NVLS=0\n") != std::string::npos);  // the user's value is kept
+  CHECK(load_profile(t.file("b.amdahl")).meta.at("command_env") ==
+        "NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1");
+  CHECK(run({amdahl_bin(), "profile", "--help"}, t.dir.string()).err.find("--multicast-off") != std::string::npos);
 }
 
 TEST_CASE("SIGTERM sent to amdahl is forwarded to the command, and the profile is still written") {

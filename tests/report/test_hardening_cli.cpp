@@ -274,3 +274,25 @@ TEST_CASE("names from a profile never reach the terminal raw") {
     CHECK(r.err.find("\\x1b") != std::string::npos);
   }
 }
+
+// ---- class 12: the command's environment ----------------------------------------------------
+
+// What `amdahl profile --multicast-off` set in the command's environment (meta command_env) is
+// one line of the text report, and in the JSON's profile; nothing when it set nothing.
+TEST_CASE("the report shows the environment amdahl profile set for the command, in one line") {
+  Dir d;
+  CHECK(run_amdahl("report " + d.run).out.find("command environment") == std::string::npos);
+  format::Profile p = test::report_fixture(3, 4);
+  p.meta["command_env"] = "NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1";
+  format::save_profile(p, d.p("env.amdahl"), true);
+  const auto text = run_amdahl("report " + d.p("env.amdahl"));
+  REQUIRE(text.rc == 0);
+  CHECK(text.out.find("\ncommand environment set by amdahl profile: NCCL_NVLS_ENABLE=0 "
+                      "TORCH_SYMM_MEM_DISABLE_MULTICAST=1\n") != std::string::npos);
+  const auto json = nlohmann::json::parse(run_amdahl("report " + d.p("env.amdahl") + " --format json").out);
+  CHECK(json["profile"]["command_env"] == "NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1");
+  p.meta["command_env"] = "A=1\nverdict: forged";
+  format::save_profile(p, d.p("env2.amdahl"), true);
+  const auto forged = run_amdahl("report " + d.p("env2.amdahl"));
+  CHECK(forged.out.find("\nverdict: forged") == std::string::npos);
+}

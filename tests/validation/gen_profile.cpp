@@ -2,13 +2,16 @@
 // one process, a driving thread and 3 loader threads feeding it through a bounded queue
 // (stage ranges, wait ranges, produce/consume marks), and per step an H2D copy and 40 kernel
 // launches on one stream (CUDA API calls + GPU ops) closed by a cudaStreamSynchronize.
-// Usage: amdahl_gen_profile OUT.amdahl [EVENTS] (default 10,000,000 events).
+// Usage: amdahl_gen_profile OUT.amdahl [EVENTS] (default 10,000,000 events); --help says so and
+// writes nothing, an unknown option is refused (exit 1) before anything is written.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "amdahl/format/profile_store.hpp"
 
@@ -61,11 +64,23 @@ std::uint64_t lcg(std::uint64_t& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: amdahl_gen_profile OUT.amdahl [EVENTS]\n");
+  CLI::App app{"amdahl_gen_profile: write a large synthetic profile for the analysis benchmark "
+               "(scripts/bench_analysis.sh)"};
+  std::string out;
+  std::int64_t events = 10'000'000;
+  app.add_option("out", out, "the profile to write (.amdahl; replaced if it exists)")->required();
+  app.add_option("events", events, "about how many events (default 10000000; 1 to 1000000000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
+  // A name that starts with '-' is an option (unknown ones are refused), never the output file.
+  app.allow_extras(false);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "amdahl_gen_profile: error: %s (--help shows the usage)\n", e.what());
     return 1;
   }
-  const std::int64_t events = argc > 2 ? std::atoll(argv[2]) : 10'000'000;
   // Events per step: driver 4 ranges + 1 mark; loader 3 ranges + 1 mark; copy api + op;
   // kKernels launches (api + op); one sync api.
   const std::int64_t per_step = 4 + 1 + 3 + 1 + 2 + 2 * kKernels + 1;
@@ -142,8 +157,13 @@ int main(int argc, char** argv) {
   g.p.meta["command"] = "amdahl_gen_profile (synthetic benchmark profile)";
   const std::int64_t total = static_cast<std::int64_t>(g.rs.ranges.size() + g.rs.marks.size() + g.rs.api_calls.size() +
                                                        g.rs.gpu_ops.size());
-  save_profile(g.p, argv[1], true);
-  std::printf("%s: %lld steps, %lld events (%zu ranges, %zu marks, %zu API calls, %zu GPU ops)\n", argv[1],
+  try {
+    save_profile(g.p, out, true);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "amdahl_gen_profile: error: %s\n", e.what());
+    return 2;
+  }
+  std::printf("%s: %lld steps, %lld events (%zu ranges, %zu marks, %zu API calls, %zu GPU ops)\n", out.c_str(),
               static_cast<long long>(steps), static_cast<long long>(total), g.rs.ranges.size(), g.rs.marks.size(),
               g.rs.api_calls.size(), g.rs.gpu_ops.size());
   return 0;

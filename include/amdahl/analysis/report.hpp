@@ -32,6 +32,10 @@ struct AnalysisOptions {
   std::vector<StageRule> user_rules;  // --stages FILE rules (tried before the profile's own)
   std::string step_name = "step";
   std::optional<std::size_t> warmup;  // nullopt: automatic
+  // --stages FILE was given (even a file with no rules): it wins over rules saved in the
+  // profile that do not parse, which are then left out (the report says so). Last, so that
+  // positional initialisers ({rules, step name, warm-up}) keep working.
+  bool user_rules_given = false;
 };
 
 struct StageRow {
@@ -106,8 +110,13 @@ struct Report {
 };
 
 // The rules a profile is analysed with: `options.user_rules`, then the profile's meta
-// 'stage_rules' text (if any), then the defaults. Throws UsageError on a bad rule.
+// 'stage_rules' text (if any), then the defaults. Saved rules that do not parse: left out when
+// `options.user_rules_given`, else an InputError that tells the user to pass --stages FILE.
 StageRules rules_for(const format::Profile& profile, const AnalysisOptions& options);
+
+// Why the profile's saved stage rules (meta 'stage_rules') do not parse; nullopt when they do
+// or there are none.
+std::optional<std::string> invalid_saved_rules(const format::Profile& profile);
 
 // Throws InputError when the profile has nothing to analyse.
 Report analyze(const format::Profile& profile, const AnalysisOptions& options = {});

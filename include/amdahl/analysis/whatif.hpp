@@ -35,6 +35,7 @@ struct SpeedupRequest {
 // bad syntax.
 SpeedupRequest parse_speedup(std::string_view text);
 
+// One stage with time in the window (stages with none have no row): the factor it alone needs.
 struct TargetRow {
   std::string stage;
   double fraction = 0;
@@ -113,6 +114,9 @@ struct WhatIf {
   SimulationBounds bounds;
   std::optional<double> target;
   std::vector<TargetRow> target_rows;
+  // Whether some stage alone reaches the target (under either model); false also when no
+  // stage has time.
+  bool target_reachable() const;
   std::vector<std::string> notes;
   // Set by compute_whatif_with_workers: the simulated figures are those of the restructured
   // run, and the classic ones are NaN (no figure for a structural change).
