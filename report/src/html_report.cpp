@@ -28,6 +28,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:30px 0 8px;padding-bot
 table{border-collapse:collapse;width:100%;margin:6px 0 10px;font-size:13px}
 th,td{padding:4px 8px;border-bottom:1px solid #eceef2;text-align:right;white-space:nowrap}
 th{background:#f2f4f7;font-weight:600}th:first-child,td:first-child{text-align:left;white-space:normal;word-break:break-all}
+table.proj td:first-child{min-width:10.5em;word-break:break-word}table.proj td.tgt{white-space:normal;text-align:left;min-width:11em}
 .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;vertical-align:baseline}
 svg{display:block;max-width:100%;height:auto;margin:4px 0}
 svg .grid{stroke:#e6e8ec;stroke-width:1}svg .axis{stroke:#8a93a2;stroke-width:1}
@@ -75,7 +76,7 @@ std::string projection_table_html(const analysis::Report& r, const analysis::Pro
   h += p.replay ? "<p class=\"sub\"><b>Replay</b> (the headline): " + esc(analysis::kReplayMeaning) + ".<br>"
                 : "<p class=\"sub\"><b>Classic Amdahl only</b>: " + esc(p.classic_only_reason) + ".<br>";
   h += "<b>Classic Amdahl</b>: " + esc(analysis::kClassicMeaning) + ".</p>";
-  h += "<table><tr><th rowspan=\"2\">stage</th><th rowspan=\"2\">share</th>";
+  h += "<table class=\"proj\"><tr><th rowspan=\"2\">stage</th><th rowspan=\"2\">share</th>";
   if (p.replay) h += "<th colspan=\"4\">replay (overlap-aware)</th>";
   h += "<th colspan=\"4\">classic Amdahl (serial)</th><th rowspan=\"2\">factor for " + fixed(p.target, 2) +
        "x overall (" + (p.replay ? "replay" : "classic") + ")</th></tr><tr>";
@@ -100,7 +101,7 @@ std::string projection_table_html(const analysis::Report& r, const analysis::Pro
       skipped = skipped || !sp->replay;
     }
     h += "<td>" + detail::speedup(sp->classic.x2) + "</td><td>" + detail::speedup(sp->classic.x4) + "</td><td>" +
-         detail::speedup(sp->classic.x10) + "</td><td>" + detail::speedup(sp->classic.limit) + "</td><td>" +
+         detail::speedup(sp->classic.x10) + "</td><td>" + detail::speedup(sp->classic.limit) + "</td><td class=\"tgt\">" +
          esc(analysis::target_text(*sp, p)) + (p.replay && !sp->replay ? " (classic)" : "") + "</td></tr>";
   }
   h += "</table>\n";
