@@ -71,9 +71,9 @@ CLI::Validator whole_in(long long lo, long long hi) {
   const std::string range = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
   return CLI::Validator(
       [lo, hi, range](std::string& s) -> std::string {
-        bool ok = !s.empty() && s.size() <= 18;
+        bool ok = !s.empty() && s.size() <= 18;  // 18 digits fit a long long: no overflow below
         long long v = 0;
-        for (char c : s) {
+        for (char c : ok ? s : std::string()) {
           if (!std::isdigit(static_cast<unsigned char>(c))) { ok = false; break; }
           v = v * 10 + (c - '0');
         }
