@@ -54,4 +54,29 @@ inline CmdResult shell(const std::string& command) {
 
 inline CmdResult run_amdahl(const std::string& args) { return shell(amdahl_bin() + " " + args); }
 
+// A fresh temporary folder for one CLI test, removed with it; the test is skipped (exit 77, as
+// ctest's SKIP_RETURN_CODE) when bin/amdahl is not built.
+struct CliTempDir {
+  std::filesystem::path dir;
+  explicit CliTempDir(const char* prefix) {
+    if (!std::filesystem::exists(amdahl_bin())) {
+      std::fprintf(stderr, "SKIP: %s not built\n", amdahl_bin().c_str());
+      std::exit(77);
+    }
+    std::string tmpl = (std::filesystem::temp_directory_path() / (std::string(prefix) + "_XXXXXX")).string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      std::perror("mkdtemp");
+      std::exit(1);
+    }
+    dir = tmpl;
+  }
+  CliTempDir(const CliTempDir&) = delete;
+  CliTempDir& operator=(const CliTempDir&) = delete;
+  ~CliTempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string p(const std::string& name) const { return (dir / name).string(); }
+};
+
 }  // namespace amdahl::test

@@ -24,19 +24,8 @@ using test::run_amdahl;
 
 namespace {
 
-struct Dir {
-  fs::path dir;
-  Dir() {
-    if (!fs::exists(test::amdahl_bin())) {
-      std::fprintf(stderr, "SKIP: %s not built\n", test::amdahl_bin().c_str());
-      std::exit(77);
-    }
-    std::string tmpl = (fs::temp_directory_path() / "amdahl_impossible_XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = tmpl;
-  }
-  ~Dir() { fs::remove_all(dir); }
-  std::string p(const std::string& name) const { return (dir / name).string(); }
+struct Dir : test::CliTempDir {
+  Dir() : CliTempDir("amdahl_impossible") {}
 };
 
 // 6 steps of 10 ms on thread 1: disk_io 4 ms, decode 3 ms. With `reversed`, decode's range in

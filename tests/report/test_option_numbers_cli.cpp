@@ -21,24 +21,14 @@ using test::run_amdahl;
 
 namespace {
 
-struct Dir {
-  fs::path dir;
+struct Dir : test::CliTempDir {
   std::string run, faster;
-  Dir() {
-    if (!fs::exists(test::amdahl_bin())) {
-      std::fprintf(stderr, "SKIP: %s not built\n", test::amdahl_bin().c_str());
-      std::exit(77);
-    }
-    std::string tmpl = (fs::temp_directory_path() / "amdahl_numbers_XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = tmpl;
+  Dir() : CliTempDir("amdahl_numbers") {
     run = p("run.amdahl");
     faster = p("faster.amdahl");
     format::save_profile(test::report_fixture(3, 4), run, true);
     format::save_profile(test::report_fixture(1, 4), faster, true);
   }
-  ~Dir() { fs::remove_all(dir); }
-  std::string p(const std::string& name) const { return (dir / name).string(); }
 };
 
 bool one_error_line(const test::CmdResult& r) {

@@ -21,19 +21,8 @@ using test::run_amdahl;
 
 namespace {
 
-struct Dir {
-  fs::path dir;
-  Dir() {
-    if (!fs::exists(test::amdahl_bin())) {
-      std::fprintf(stderr, "SKIP: %s not built\n", test::amdahl_bin().c_str());
-      std::exit(77);
-    }
-    std::string tmpl = (fs::temp_directory_path() / "amdahl_rules_XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = tmpl;
-  }
-  ~Dir() { fs::remove_all(dir); }
-  std::string p(const std::string& name) const { return (dir / name).string(); }
+struct Dir : test::CliTempDir {
+  Dir() : CliTempDir("amdahl_rules") {}
   std::string write(const std::string& name, const std::string& text) const {
     std::ofstream(p(name)) << text;
     return p(name);
