@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# What costs on a launch-bound model (issue 20, item 2): the small BERT of
+# workloads/python/train_bert.py (fp32, batch 32, seq 128) unprofiled and under `amdahl profile`
+# with parts of the collector switched off, interleaved in rounds within one call.
+# Usage (GPU host, build first or carry build/): scripts/bench_bert_cost.sh
+# Env: BC_ROUNDS (2), BC_STEPS (300), BC_CONFIGS (comma list, default all below), OUT (profiles kept
+# there when set).
+set -u
+root="$(cd "$(dirname "$0")/.." && pwd)"
+A="${AMDAHL_BUILD_DIR:-$root/build}/bin/amdahl"
+if ls "$root"/.whl/*.whl >/dev/null 2>&1 && ! python3 -c "import nvtx" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/bc-site "$root"/.whl/*.whl && export PYTHONPATH=/tmp/bc-site
+fi
+S=(python3 "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check)
+prof() { "$A" profile -o /tmp/bc.amdahl --force "$@" -- "${S[@]}"; }
+IFS=, read -r -a configs <<< "${BC_CONFIGS:-plain,default,no-torch,hooks-only,no-module-forward,no-optimizer,gpu-api-none,torch.profiler}"
+for r in $(seq "${BC_ROUNDS:-2}"); do
+  for c in "${configs[@]}"; do
+    case "$c" in
+      plain) line=$("${S[@]}" 2>/dev/null) ;;
+      default) line=$(prof 2>/dev/null) ;;
+      no-torch) line=$(prof --no-torch 2>/dev/null) ;;
+      hooks-only) line=$(AMDAHL_CUPTI=0 prof 2>/dev/null) ;;
+      no-module-forward) line=$(AMDAHL_TORCH_SKIP=module_forward prof 2>/dev/null) ;;
+      no-optimizer) line=$(AMDAHL_TORCH_SKIP=optimizer_step,optimizer_zero_grad,grad_scaler_step,tensor_backward,autograd_backward prof 2>/dev/null) ;;
+      gpu-api-none) line=$(prof --gpu-api none 2>/dev/null) ;;
+      torch.profiler) line=$(python3 "$root/scripts/kineto_wrap.py" /tmp/bc-kineto.json.gz "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check 2>/dev/null) ;;
+      *) echo "unknown config $c"; continue ;;
+    esac
+    echo "r$r $c: $(echo "$line" | grep -o 'ms_per_step=[0-9.]*' | head -1)"
+  done
+done
