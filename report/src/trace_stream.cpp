@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <istream>
+#include <memory>
 #include <streambuf>
 #include <utility>
 #include <vector>
@@ -26,7 +27,7 @@ constexpr std::size_t kChunk = std::size_t{1} << 20;
 // error) and is kept, to be reported in its place after the parse.
 class ScanningBuffer final : public std::streambuf {
  public:
-  explicit ScanningBuffer(ChunkSource& source) : source_(source), buf_(kChunk) {}
+  explicit ScanningBuffer(ChunkSource& source) : source_(source), buf_(new char[kChunk]) {}
 
   // Reads what the parser left unread (after a parse error or an early end), still scanning the
   // depth, so that the errors are found in the order the whole-text read found them.
@@ -45,7 +46,7 @@ class ScanningBuffer final : public std::streambuf {
       stopped_ = true;
       return traits_type::eof();
     }
-    setg(buf_.data(), buf_.data(), buf_.data() + n);
+    setg(buf_.get(), buf_.get(), buf_.get() + n);
     return traits_type::to_int_type(buf_[0]);
   }
 
@@ -53,7 +54,7 @@ class ScanningBuffer final : public std::streambuf {
   std::size_t next_chunk() {
     std::size_t n = 0;
     try {
-      n = source_.read(buf_.data(), buf_.size());
+      n = source_.read(buf_.get(), kChunk);
     } catch (const InputError&) {
       read_error_ = std::current_exception();
       ended_ = stopped_ = true;
@@ -63,12 +64,12 @@ class ScanningBuffer final : public std::streambuf {
       ended_ = true;
       return 0;
     }
-    if (too_deep_at_ == kNoOffset) too_deep_at_ = scanner_.feed(buf_.data(), n);
+    if (too_deep_at_ == kNoOffset) too_deep_at_ = scanner_.feed(buf_.get(), n);
     return n;
   }
 
   ChunkSource& source_;
-  std::vector<char> buf_;
+  std::unique_ptr<char[]> buf_;  // not zero-filled: a small trace costs no 1 MiB memset
   DepthScanner scanner_;
   std::exception_ptr read_error_;
   std::size_t too_deep_at_ = kNoOffset;
