@@ -91,7 +91,7 @@ run_target() {
   execs=$(stat number_of_executed_units)
   rate=$(stat average_exec_per_sec)
   peak=$(stat peak_rss_mb)
-  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)  # none when the first input crashed
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
   corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9]*[bKM]*\).*/\1/p' <<<"$last")
