@@ -16,11 +16,13 @@ if [ "${CI:-}" = "true" ] || [ "${AMDAHL_SANITIZERS:-0}" = "1" ]; then
   "$root/scripts/test-sanitizers.sh" all
 fi
 
-# Fuzz smoke (issue #8): in CI (CI=true) or on request (AMDAHL_FUZZ_SMOKE=1), build the three
+# Fuzz smoke (issue #8): in CI (CI=true) or on request (AMDAHL_FUZZ_SMOKE=1), build the six
 # libFuzzer targets with clang (-O0: half the build time; build-fuzz-smoke/) and run each for
 # AMDAHL_FUZZ_SMOKE_SECONDS (default 20) from its seed corpus, after replaying the regression
-# inputs. A finding fails the run. Full runs: scripts/fuzz.sh (FUZZ_SECONDS=600 per target).
+# inputs, one target per core at a time (AMDAHL_FUZZ_SMOKE_PARALLEL). A finding fails the run.
+# Full runs: scripts/fuzz.sh (FUZZ_SECONDS=600 per target).
 if [ "${CI:-}" = "true" ] || [ "${AMDAHL_FUZZ_SMOKE:-0}" = "1" ]; then
   AMDAHL_FUZZ_DIR="${AMDAHL_FUZZ_SMOKE_DIR:-$root/build-fuzz-smoke}" FUZZ_OPT=-O0 \
-    FUZZ_BUILD_JOBS="$(nproc)" FUZZ_SECONDS="${AMDAHL_FUZZ_SMOKE_SECONDS:-20}" "$root/scripts/fuzz.sh"
+    FUZZ_BUILD_JOBS="$(nproc)" FUZZ_SECONDS="${AMDAHL_FUZZ_SMOKE_SECONDS:-20}" \
+    FUZZ_PARALLEL="${AMDAHL_FUZZ_SMOKE_PARALLEL:-$(nproc)}" "$root/scripts/fuzz.sh"
 fi

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/analysis/steps.hpp"
 #include "kineto_loader_lane.hpp"
+#include "trace_stream.hpp"
 
 namespace amdahl::report {
 namespace {
@@ -472,6 +474,129 @@ void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& 
   st.notes.push_back(note);
 }
 
+// What the events of a trace build, one event at a time (the streaming parse hands each over
+// and drops it): the records, the names, and what the notes are computed from.
+struct Accumulator {
+  explicit Accumulator(const KinetoImportOptions& o) : options(o) {}
+  const KinetoImportOptions& options;
+  KinetoImportStats st;
+  Builder b;
+  std::map<std::uint32_t, std::string> process_names;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::string> thread_names;
+  std::vector<format::GpuOpRec> gpu_ops;
+  std::map<std::uint32_t, std::uint32_t> pid_of_corr;  // correlation -> CPU pid
+  std::map<std::uint32_t, std::size_t> events_per_pid;
+  std::int64_t t_min = INT64_MAX, t_max = INT64_MIN;
+  std::vector<HostEvent> host;  // host events of every thread, kept or not (for the notes)
+  HostNames host_names;
+
+
+  void add(const json& e);
+};
+
+void Accumulator::add(const json& e) {
+  if (!e.is_object()) return;
+  ++st.events;
+  const std::string ph = str_of(e, "ph");
+  const std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
+  static const json kNoArgs = json::object();
+  const auto args_it = e.find("args");
+  const json& args = args_it != e.end() ? *args_it : kNoArgs;  // a reference: no copy of big args
+  const auto pid = static_cast<std::uint32_t>(e.contains("pid") ? id_of(e["pid"]) : 0);
+  const std::uint64_t tid = e.contains("tid") ? id_of(e["tid"]) : 0;
+  if (ph == "M") {
+    if (name == "process_name" && args.is_object() && args.contains("name") && args["name"].is_string())
+      process_names[pid] = args["name"].get<std::string>();
+    else if (name == "thread_name" && args.is_object() && args.contains("name") && args["name"].is_string())
+      thread_names[{pid, tid}] = args["name"].get<std::string>();
+    return;
+  }
+  if (ph != "X") {
+    ++st.skipped_other;
+    return;
+  }
+  const std::string cat = e.contains("cat") && e["cat"].is_string() ? e["cat"].get<std::string>() : "";
+  const std::int64_t start = ns_of(e.value("ts", json()));
+  const std::int64_t dur = ns_of(e.value("dur", json(0)));
+  if (start < 0 || dur < 0) {
+    ++st.skipped_other;
+    return;
+  }
+  if (dur > INT64_MAX - start) {  // would overflow int64 ns
+    ++st.skipped_other;
+    return;
+  }
+  const std::int64_t end = start + dur;
+  const auto corr = static_cast<std::uint32_t>(arg_u64(args, "correlation"));
+  const bool keep_range = cat == "user_annotation" || ((cat == "cpu_op" || cat == "Trace") &&
+                                                       (options.keep_cpu_ops || is_structural_cpu_op(name)));
+  // Host events for the notes: not Kineto's own "Trace" spans such as "PyTorch Profiler (0)",
+  // which enclose everything, unless kept.
+  if (keep_range || cat == "cpu_op" || cat == "cuda_runtime" || cat == "cuda_driver") {
+    HostEvent h;
+    h.pid = pid;
+    h.tid = tid;
+    h.start = start;
+    h.end = end;
+    h.name = host_names.id(name);
+    host.push_back(h);
+  }
+
+  if (keep_range) {
+    format::RangeRec r;
+    r.pid = pid;
+    r.tid = tid;
+    r.end_tid = tid;
+    r.name = b.s(name);
+    r.start_ns = start;
+    r.end_ns = end;
+    host.back().range = static_cast<std::int64_t>(b.rs.ranges.size());
+    b.rs.ranges.push_back(r);
+    ++events_per_pid[pid];
+  } else if (cat == "cpu_op" || cat == "python_function" || cat == "Trace") {
+    ++st.skipped_cpu_ops;
+    return;
+  } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
+    format::ApiCallRec a;
+    a.pid = pid;
+    a.tid = tid;
+    a.api = cat == "cuda_runtime" ? format::ApiKind::Runtime : format::ApiKind::Driver;
+    a.cbid = static_cast<std::uint32_t>(arg_u64(args, "cbid"));
+    a.name = b.s(name);
+    a.start_ns = start;
+    a.end_ns = end;
+    a.correlation_id = corr;
+    b.rs.api_calls.push_back(a);
+    if (corr) pid_of_corr[corr] = pid;
+    ++events_per_pid[pid];
+  } else if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
+    format::GpuOpRec op;
+    op.device = static_cast<std::uint32_t>(arg_u64(args, "device", pid));
+    op.stream = static_cast<std::uint32_t>(arg_u64(args, "stream", tid));
+    op.context = static_cast<std::uint32_t>(arg_u64(args, "context"));
+    op.start_ns = start;
+    op.end_ns = end;
+    op.correlation_id = corr;
+    if (cat == "kernel") {
+      op.kind = format::GpuOpKind::Kernel;
+      op.name = b.s(name);
+    } else if (cat == "gpu_memcpy") {
+      op.kind = format::GpuOpKind::Memcpy;
+      op.bytes = arg_u64(args, "bytes");
+      parse_memcpy_name(name, op);
+    } else {
+      op.kind = format::GpuOpKind::Memset;
+      op.bytes = arg_u64(args, "bytes");
+    }
+    gpu_ops.push_back(op);
+  } else {
+    ++st.skipped_other;  // gpu_user_annotation, ac2g flows, overhead, ...
+    return;
+  }
+  t_min = std::min(t_min, start);
+  t_max = std::max(t_max, end);
+}
+
 }  // namespace
 
 const std::string& kineto_stage_rules() {
@@ -490,153 +615,27 @@ const std::string& kineto_stage_rules() {
   return rules;
 }
 
-void check_json_depth(std::string_view text, const std::string& source) {
-  std::size_t depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;  // the escaped character cannot end the string
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth)
-        throw InputError("'" + source + "' nests JSON arrays/objects deeper than " + std::to_string(kMaxJsonDepth) +
-                         " levels (at byte " + std::to_string(i) + "); a PyTorch profiler trace needs fewer than 10");
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-}
+namespace {
 
-format::Profile import_kineto_json(std::string_view text, const std::string& source,
-                                   const KinetoImportOptions& options, KinetoImportStats* stats_out) {
-  // Bounded before parsing: the JSON library copies, compares and prints values recursively,
-  // so a few hundred kilobytes of brackets would otherwise exhaust the stack.
-  check_json_depth(text, source);
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) throw InputError("'" + source + "' is not valid JSON (expected a PyTorch profiler trace)");
-  const json* events = nullptr;
-  if (doc.is_object() && doc.contains("traceEvents") && doc["traceEvents"].is_array()) events = &doc["traceEvents"];
-  else if (doc.is_array()) events = &doc;
-  if (!events) throw InputError("'" + source + "' is not a Chrome trace: no traceEvents list");
-
-  KinetoImportStats st;
-  Builder b;
-  std::map<std::uint32_t, std::string> process_names;
-  std::map<std::pair<std::uint32_t, std::uint64_t>, std::string> thread_names;
-  std::vector<format::GpuOpRec> gpu_ops;
-  std::map<std::uint32_t, std::uint32_t> pid_of_corr;  // correlation -> CPU pid
-  std::map<std::uint32_t, std::size_t> events_per_pid;
-  std::int64_t t_min = INT64_MAX, t_max = INT64_MIN;
-  std::vector<HostEvent> host;  // host events of every thread, kept or not (for the notes)
-  HostNames host_names;
-
-  for (const json& e : *events) {
-    if (!e.is_object()) continue;
-    ++st.events;
-    const std::string ph = str_of(e, "ph");
-    const std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
-    static const json kNoArgs = json::object();
-    const auto args_it = e.find("args");
-    const json& args = args_it != e.end() ? *args_it : kNoArgs;  // a reference: no copy of big args
-    const auto pid = static_cast<std::uint32_t>(e.contains("pid") ? id_of(e["pid"]) : 0);
-    const std::uint64_t tid = e.contains("tid") ? id_of(e["tid"]) : 0;
-    if (ph == "M") {
-      if (name == "process_name" && args.is_object() && args.contains("name") && args["name"].is_string())
-        process_names[pid] = args["name"].get<std::string>();
-      else if (name == "thread_name" && args.is_object() && args.contains("name") && args["name"].is_string())
-        thread_names[{pid, tid}] = args["name"].get<std::string>();
-      continue;
-    }
-    if (ph != "X") {
-      ++st.skipped_other;
-      continue;
-    }
-    const std::string cat = e.contains("cat") && e["cat"].is_string() ? e["cat"].get<std::string>() : "";
-    const std::int64_t start = ns_of(e.value("ts", json()));
-    const std::int64_t dur = ns_of(e.value("dur", json(0)));
-    if (start < 0 || dur < 0) {
-      ++st.skipped_other;
-      continue;
-    }
-    if (dur > INT64_MAX - start) {  // would overflow int64 ns
-      ++st.skipped_other;
-      continue;
-    }
-    const std::int64_t end = start + dur;
-    const auto corr = static_cast<std::uint32_t>(arg_u64(args, "correlation"));
-    const bool keep_range = cat == "user_annotation" || ((cat == "cpu_op" || cat == "Trace") &&
-                                                         (options.keep_cpu_ops || is_structural_cpu_op(name)));
-    // Host events for the notes: not Kineto's own "Trace" spans such as "PyTorch Profiler (0)",
-    // which enclose everything, unless kept.
-    if (keep_range || cat == "cpu_op" || cat == "cuda_runtime" || cat == "cuda_driver") {
-      HostEvent h;
-      h.pid = pid;
-      h.tid = tid;
-      h.start = start;
-      h.end = end;
-      h.name = host_names.id(name);
-      host.push_back(h);
-    }
-
-    if (keep_range) {
-      format::RangeRec r;
-      r.pid = pid;
-      r.tid = tid;
-      r.end_tid = tid;
-      r.name = b.s(name);
-      r.start_ns = start;
-      r.end_ns = end;
-      host.back().range = static_cast<std::int64_t>(b.rs.ranges.size());
-      b.rs.ranges.push_back(r);
-      ++events_per_pid[pid];
-    } else if (cat == "cpu_op" || cat == "python_function" || cat == "Trace") {
-      ++st.skipped_cpu_ops;
-      continue;
-    } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
-      format::ApiCallRec a;
-      a.pid = pid;
-      a.tid = tid;
-      a.api = cat == "cuda_runtime" ? format::ApiKind::Runtime : format::ApiKind::Driver;
-      a.cbid = static_cast<std::uint32_t>(arg_u64(args, "cbid"));
-      a.name = b.s(name);
-      a.start_ns = start;
-      a.end_ns = end;
-      a.correlation_id = corr;
-      b.rs.api_calls.push_back(a);
-      if (corr) pid_of_corr[corr] = pid;
-      ++events_per_pid[pid];
-    } else if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
-      format::GpuOpRec op;
-      op.device = static_cast<std::uint32_t>(arg_u64(args, "device", pid));
-      op.stream = static_cast<std::uint32_t>(arg_u64(args, "stream", tid));
-      op.context = static_cast<std::uint32_t>(arg_u64(args, "context"));
-      op.start_ns = start;
-      op.end_ns = end;
-      op.correlation_id = corr;
-      if (cat == "kernel") {
-        op.kind = format::GpuOpKind::Kernel;
-        op.name = b.s(name);
-      } else if (cat == "gpu_memcpy") {
-        op.kind = format::GpuOpKind::Memcpy;
-        op.bytes = arg_u64(args, "bytes");
-        parse_memcpy_name(name, op);
-      } else {
-        op.kind = format::GpuOpKind::Memset;
-        op.bytes = arg_u64(args, "bytes");
-      }
-      gpu_ops.push_back(op);
-    } else {
-      ++st.skipped_other;  // gpu_user_annotation, ac2g flows, overhead, ...
-      continue;
-    }
-    t_min = std::min(t_min, start);
-    t_max = std::max(t_max, end);
-  }
+format::Profile import_kineto_stream(detail::ChunkSource& source, const std::string& name,
+                                     const KinetoImportOptions& options, KinetoImportStats* stats_out) {
+  std::unique_ptr<Accumulator> acc = std::make_unique<Accumulator>(options);
+  detail::TraceCallbacks callbacks;
+  callbacks.on_event = [&](const json& e) { acc->add(e); };
+  callbacks.on_restart = [&] { acc = std::make_unique<Accumulator>(options); };
+  const detail::TraceTopLevel doc = detail::stream_trace(source, name, callbacks);
+  KinetoImportStats& st = acc->st;
+  Builder& b = acc->b;
+  auto& process_names = acc->process_names;
+  auto& thread_names = acc->thread_names;
+  auto& gpu_ops = acc->gpu_ops;
+  auto& pid_of_corr = acc->pid_of_corr;
+  auto& events_per_pid = acc->events_per_pid;
+  auto& host = acc->host;
+  auto& host_names = acc->host_names;
+  const std::int64_t t_min = acc->t_min, t_max = acc->t_max;
   if (b.rs.ranges.empty() && b.rs.api_calls.empty() && gpu_ops.empty())
-    throw InputError("'" + source + "' holds no PyTorch profiler events amdahl can use (user annotations, CUDA "
+    throw InputError("'" + name + "' holds no PyTorch profiler events amdahl can use (user annotations, CUDA "
                      "runtime calls, kernels, memcpys)");
 
   // GPU ops belong to the process that launched them (matched by correlation), else to the
@@ -713,8 +712,8 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
                                                                              : std::string());
     b.rs.threads.push_back(t);
   }
-  if (doc.is_object() && doc.contains("deviceProperties") && doc["deviceProperties"].is_array()) {
-    for (const auto& d : doc["deviceProperties"]) {
+  if (doc.device_properties.is_array()) {
+    for (const auto& d : doc.device_properties) {
       if (!d.is_object()) continue;
       format::DeviceRec dr;
       dr.pid = main_pid;
@@ -744,7 +743,7 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
 
   format::Profile p;
   p.records = std::move(b.rs);
-  p.meta["command"] = "amdahl import " + source;
+  p.meta["command"] = "amdahl import " + name;
   p.meta["source"] = "kineto";
   p.meta["clock"] = "kineto (microseconds, converted to ns)";
   p.meta["stage_rules"] =
@@ -758,8 +757,8 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
     for (const auto& n : st.notes) notes += n + "\n";
     p.meta["notes"] = notes;
   }
-  if (doc.is_object() && doc.contains("schemaVersion") && doc["schemaVersion"].is_number()) {
-    const json& v = doc["schemaVersion"];
+  if (doc.schema_version.is_number()) {
+    const json& v = doc.schema_version;
     if (v.is_number_integer()) p.meta["kineto_schema_version"] = v.dump();
     else if (std::fabs(v.get<double>()) < 9.2e18)  // a float beyond int64 has no integer version
       p.meta["kineto_schema_version"] = std::to_string(static_cast<long long>(v.get<double>()));
@@ -767,10 +766,24 @@ format::Profile import_kineto_json(std::string_view text, const std::string& sou
   return p;
 }
 
+}  // namespace
+
+void check_json_depth(std::string_view text, const std::string& source) {
+  detail::DepthScanner scanner;
+  if (const std::size_t at = scanner.feed(text.data(), text.size()); at != static_cast<std::size_t>(-1))
+    throw InputError(detail::DepthScanner::message(source, at));
+}
+
+format::Profile import_kineto_json(std::string_view text, const std::string& source,
+                                   const KinetoImportOptions& options, KinetoImportStats* stats_out) {
+  detail::MemorySource chunks(text);
+  return import_kineto_stream(chunks, source, options, stats_out);
+}
+
 format::Profile import_kineto_file(const std::string& path, const KinetoImportOptions& options,
                                    KinetoImportStats* stats) {
-  const std::string text = read_maybe_gzip(path);
-  return import_kineto_json(text, path, options, stats);
+  detail::TraceFileSource chunks(path);
+  return import_kineto_stream(chunks, path, options, stats);
 }
 
 }  // namespace amdahl::report

@@ -5,39 +5,46 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
+
+#include <zlib.h>
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/report.hpp"
 #include "amdahl/analysis/stage_rules.hpp"
+#include "amdahl/analysis/validate.hpp"
 #include "amdahl/analysis/whatif.hpp"
+#include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
 #include "amdahl/report/chrome_trace.hpp"
 #include "amdahl/report/kineto_import.hpp"
+#include "amdahl/report/profile_diff.hpp"
 #include "amdahl/report/renderers.hpp"
 
 namespace amdahl::fuzz {
 namespace {
 
-// One scratch file per process (the loaders read paths, not memory), removed at exit.
-const std::string& scratch_path(const char* suffix) {
+// One scratch file per process and suffix (the loaders read paths, not memory), removed at exit.
+const std::string& scratch_path(const std::string& suffix) {
   static const std::string dir = [] {
     const char* t = std::getenv("TMPDIR");
     return std::string(t && *t ? t : "/tmp");
   }();
-  static std::string paths[2];
+  static std::map<std::string, std::string> paths;
   static bool registered = false;
-  std::string& p = paths[suffix[0] == 'a' ? 0 : 1];
+  std::string& p = paths[suffix];
   if (p.empty()) {
     p = dir + "/amdahl-fuzz-" + std::to_string(::getpid()) + "." + suffix;
     if (!registered) {
       registered = true;
       std::atexit([] {
-        for (const std::string& q : paths)
-          if (!q.empty()) ::unlink(q.c_str());
+        for (const auto& [unused, q] : paths) ::unlink(q.c_str());
       });
     }
   }
@@ -70,6 +77,35 @@ void analyze_and_render(format::Profile&& profile) {
   (void)report::render_markdown(report, std::nullopt, ro);
   (void)report::render_csv_steps(report);
   (void)report::render_html(report, w, ro);
+}
+
+// `amdahl import PATH` and the report of what it imported.
+void import_and_analyze(const std::string& path) {
+  try {
+    report::KinetoImportStats st;
+    format::Profile profile = report::import_kineto_file(path, {}, &st);
+    const analysis::Report report = analysis::analyze(std::move(profile), {});
+    (void)analysis::report_to_text(report);
+    (void)json_text(analysis::report_to_json(report));
+  } catch (const analysis::InputError&) {
+  } catch (const analysis::UsageError&) {
+  } catch (const format::ProfileError&) {
+  }
+}
+
+// The bytes as one gzip member (level 1: the fuzzer's time goes to the parser, not to zlib).
+std::string gzip(const std::uint8_t* data, std::size_t size) {
+  z_stream z{};
+  if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::abort();
+  std::string out(deflateBound(&z, static_cast<uLong>(size)) + 32, '\0');
+  z.next_in = const_cast<Bytef*>(data);
+  z.avail_in = static_cast<uInt>(size);
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::abort();  // the harness itself failed
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 }  // namespace
@@ -118,15 +154,68 @@ void stage_rules(const std::uint8_t* data, std::size_t size) {
 void kineto_import(const std::uint8_t* data, std::size_t size) {
   const std::string& path = scratch_path("json");
   write_file(path, data, size);
+  import_and_analyze(path);
+}
+
+void kineto_import_gzip(const std::uint8_t* data, std::size_t size) {
+  const std::string gz = gzip(data, size);
+  const std::string& path = scratch_path("json.gz");
+  write_file(path, reinterpret_cast<const std::uint8_t*>(gz.data()), gz.size());
+  import_and_analyze(path);
+}
+
+void part_file(const std::uint8_t* data, std::size_t size) {
+  const std::string& path = scratch_path("amdpart");
+  write_file(path, data, size);
+  format::RecordSet part;
   try {
-    report::KinetoImportStats st;
-    format::Profile profile = report::import_kineto_file(path, {}, &st);
-    const analysis::Report report = analysis::analyze(std::move(profile), {});
-    (void)analysis::report_to_text(report);
-    (void)json_text(analysis::report_to_json(report));
+    part = format::read_part(path);
+  } catch (const format::PartError&) {
+    return;  // amdahl profile: the part is rejected with a diagnostic
+  }
+  try {  // amdahl profile: merged (alone, and twice: two parts of one pid), saved, then reported
+    (void)format::merge_parts({part});
+    format::Profile profile;
+    profile.records = format::merge_parts({part, part});
+    profile.meta["command"] = "fuzz";
+    const std::string& saved = scratch_path("part.amdahl");
+    format::save_profile(profile, saved, true);
+    format::LoadOptions lo;
+    lo.analysis_columns_only = true;
+    analyze_and_render(format::load_profile(saved, lo));
+  } catch (const format::ProfileError&) {
   } catch (const analysis::InputError&) {
   } catch (const analysis::UsageError&) {
+  }
+}
+
+void two_profiles(const std::uint8_t* data, std::size_t size) {
+  const std::string_view all(reinterpret_cast<const char*>(data), size);
+  const std::size_t cut = all.find(kProfileSeparator);
+  const std::string_view a = cut == std::string_view::npos ? all : all.substr(0, cut);
+  const std::string_view b = cut == std::string_view::npos ? all : all.substr(cut + kProfileSeparator.size());
+  const std::string& path_a = scratch_path("a.amdahl");
+  const std::string& path_b = scratch_path("b.amdahl");
+  write_file(path_a, reinterpret_cast<const std::uint8_t*>(a.data()), a.size());
+  write_file(path_b, reinterpret_cast<const std::uint8_t*>(b.data()), b.size());
+  try {  // what `amdahl diff` and `amdahl validate` do (cli/src/diff_command.cpp, validate_command.cpp)
+    format::LoadOptions lo;
+    lo.analysis_columns_only = true;
+    const analysis::Report ra = analysis::analyze(format::load_profile(path_a, lo), {});
+    const analysis::Report rb = analysis::analyze(format::load_profile(path_b, lo), {});
+    const report::ProfileDiff d = report::diff_reports(ra, rb);
+    (void)json_text(report::diff_to_json(d));
+    (void)report::diff_to_text(d, "a.amdahl", "b.amdahl");
+    for (const bool all_stages : {false, true}) {
+      analysis::ValidateOptions vo;
+      vo.all_stages = all_stages;
+      const analysis::Validation v = analysis::validate_runs(ra, rb, vo);
+      (void)json_text(analysis::validation_to_json(ra, rb, v));
+      (void)analysis::validation_to_text(ra, rb, v);
+    }
   } catch (const format::ProfileError&) {
+  } catch (const analysis::InputError&) {
+  } catch (const analysis::UsageError&) {
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace amdahl::fuzz {
 
@@ -26,5 +27,21 @@ void stage_rules(const std::uint8_t* data, std::size_t size);
 // The bytes as a Kineto trace file (`amdahl import`; plain JSON or gzip): import_kineto_file,
 // then the analysis of the imported profile (what `amdahl report` of the import gives).
 void kineto_import(const std::uint8_t* data, std::size_t size);
+
+// The bytes as the JSON of a gzip-compressed trace: the entry gzips them (one member, level 1)
+// and imports the .json.gz file as kineto_import does, so that the mutations reach the JSON
+// behind the gzip layer (kineto_import's own gzip inputs mostly fail the CRC).
+void kineto_import_gzip(const std::uint8_t* data, std::size_t size);
+
+// The bytes as a collector part file (`.amdpart`, what `amdahl profile` merges): read_part (the
+// decoding and record checks), then, if accepted, merge_parts of it alone and of it twice,
+// save_profile, and the report of the saved profile (load_profile, analyze, every renderer).
+void part_file(const std::uint8_t* data, std::size_t size);
+
+// The bytes as two profiles, split at the first kProfileSeparator (without one: the same bytes
+// twice): both loaded and analysed as `amdahl diff` / `amdahl validate` do, then diff_reports
+// with its JSON and text, and validate_runs (default and --all-stages) with its JSON and text.
+inline constexpr std::string_view kProfileSeparator = "\n--amdahl-fuzz-second-profile--\n";
+void two_profiles(const std::uint8_t* data, std::size_t size);
 
 }  // namespace amdahl::fuzz

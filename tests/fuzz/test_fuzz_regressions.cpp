@@ -66,3 +66,15 @@ TEST_CASE("fuzz regressions and seeds: stage rules") {
 TEST_CASE("fuzz regressions and seeds: Kineto import") {
   CHECK(replay("kineto_import", amdahl::fuzz::kineto_import) > 0);
 }
+
+TEST_CASE("fuzz regressions and seeds: Kineto import behind gzip") {
+  CHECK(replay("kineto_import_gzip", amdahl::fuzz::kineto_import_gzip) > 0);
+}
+
+TEST_CASE("fuzz regressions and seeds: part files") {
+  CHECK(replay("part_file", amdahl::fuzz::part_file) > 0);
+}
+
+TEST_CASE("fuzz regressions and seeds: two profiles (diff, validate)") {
+  CHECK(replay("two_profiles", amdahl::fuzz::two_profiles) > 0);
+}
