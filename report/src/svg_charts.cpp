@@ -282,7 +282,7 @@ std::string svg_rank_bars(const std::vector<RankBar>& bars, const std::string& u
   }
   body += "<line x1=\"" + px(left) + "\" x2=\"" + px(left) + "\" y1=\"" + px(top) + "\" y2=\"" +
           px(top + plot_h) + "\" class=\"axis\"/>";
-  double y = top + plot_h + 58;
+  double y = top + plot_h + 54;
   const std::string lg = legend(items, width, y);
   return svg_open(width, y, "each rank's step by stage") + body + lg + "</svg>";
 }
