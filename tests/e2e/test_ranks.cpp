@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "e2e_support.hpp"
 
@@ -154,7 +155,11 @@ TEST_CASE("ranks started by a launcher process (torchrun and mpirun style) are c
       cpu_pipeline_bin() + flags + " & done; wait";
   const std::string mpirun = "for r in 0 1; do OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=2 " + cpu_pipeline_bin() +
                              flags + " & done; wait";
-  for (const auto& [name, script, world] : {std::tuple{"torchrun", torchrun, 3}, std::tuple{"mpirun", mpirun, 2}}) {
+  // std::get, not a structured binding: clang 14 cannot capture a binding in INFO's lambda.
+  for (const auto& launch : {std::tuple{"torchrun", torchrun, 3}, std::tuple{"mpirun", mpirun, 2}}) {
+    const std::string name = std::get<0>(launch);
+    const std::string& script = std::get<1>(launch);
+    const int world = std::get<2>(launch);
     INFO(name);
     const std::string p = profile(name, {"/bin/sh", "-c", script}, scratch);
     const nlohmann::json r = report_json(p, scratch);
