@@ -8,9 +8,8 @@
 #include <string>
 
 #include "amdahl/analysis/errors.hpp"
-#include "amdahl/analysis/restructure.hpp"
-#include "amdahl/analysis/whatif.hpp"
 #include "amdahl/report/chrome_trace.hpp"
+#include "option_parse.hpp"
 #include "step_window.hpp"
 
 namespace amdahl::cli::checks {
@@ -86,9 +85,9 @@ CLI::Validator whole_in(long long lo, long long hi) {
 CLI::Validator speedup_request() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        std::string why = usage_of([&] { analysis::parse_speedup(s); });
+        std::string why = usage_of([&] { parse_speedup(s); });
         if (!why.empty()) return why;
-        const double k = analysis::parse_speedup(s).factor;
+        const double k = parse_speedup(s).factor;
         if (k < kMinFactor || k > kMaxFactor)
           return "bad factor in " + shown(s) + ": expected a number from " + num(kMinFactor) + " (100 times slower) to " +
                  num(kMaxFactor);
@@ -101,7 +100,7 @@ CLI::Validator target_speedup() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
         double v = 0;
-        std::string why = usage_of([&] { v = analysis::parse_factor(s); });
+        std::string why = usage_of([&] { v = parse_factor(s); });
         if (!why.empty() || !(v > 1) || v > kMaxTarget)
           return "expected an overall speed-up above 1 and at most " + num(kMaxTarget) + " (e.g. 1.5x), got " + shown(s) +
                  (why.empty() && v <= 1 ? " (1x or less needs no change)" : "");
@@ -123,7 +122,7 @@ CLI::Validator warmup_steps() {
 }
 
 CLI::Validator worker_count() {
-  return CLI::Validator([](std::string& s) { return usage_of([&] { analysis::parse_count_option(s, "value"); }); },
+  return CLI::Validator([](std::string& s) { return usage_of([&] { parse_count_option(s, "value"); }); },
                         "N in [1, 4096]");
 }
 
