@@ -65,6 +65,16 @@ TEST_CASE("--ranks 4 with a straggler: the straggler and its late stage are name
   const RunResult text = run_ok({amdahl_bin(), "report", p}, scratch);
   CHECK(text.out.find("rank 2 is the straggler") != std::string::npos);
   CHECK(text.out.find("its gpu_compute takes") != std::string::npos);
+  // HTML: the ranks side by side, one stacked bar per rank, the straggler's marked.
+  const RunResult html = run_ok({amdahl_bin(), "report", p, "--format", "html"}, scratch);
+  std::size_t bars = 0;
+  for (auto at = html.out.find("<g class=\"rank-bar\">"); at != std::string::npos;
+       at = html.out.find("<g class=\"rank-bar\">", at + 1))
+    ++bars;
+  CHECK(bars == 4);
+  const auto rank2 = html.out.find(">rank 2</text>");
+  REQUIRE(rank2 != std::string::npos);
+  CHECK(html.out.find(">straggler</text>", rank2) < html.out.find(">rank 3</text>", rank2));
 }
 
 // 2 ranks: 2 ring steps per collective instead of 6, so fewer cross-process wake-ups, whose
