@@ -20,19 +20,36 @@ std::string trimmed(std::string_view s) {
 
 }  // namespace
 
+std::optional<double> decimal_text(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  for (char c : s)
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
+      return std::nullopt;
+  const std::string text(s);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<long long> whole_text(std::string_view s, std::size_t max_digits) {
+  if (s.empty() || s.size() > max_digits || max_digits > 18) return std::nullopt;
+  long long v = 0;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
 double parse_factor(std::string_view text) {
   std::string s = trimmed(text);
   const std::string original = s;
   if (!s.empty() && (s.back() == 'x' || s.back() == 'X')) s.pop_back();
-  if (s.empty()) throw UsageError("bad factor '" + original + "': expected a number like 2, 2x or 0.5");
-  for (char c : s)
-    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
-      throw UsageError("bad factor '" + original + "': expected a number like 2, 2x or 0.5");
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) throw UsageError("bad factor '" + original + "': expected a number like 2, 2x or 0.5");
-  if (!std::isfinite(v) || v <= 0) throw UsageError("bad factor '" + original + "': it must be a positive number");
-  return v;
+  const std::optional<double> v = decimal_text(s);
+  if (!v) throw UsageError("bad factor '" + original + "': expected a number like 2, 2x or 0.5");
+  if (!std::isfinite(*v) || *v <= 0) throw UsageError("bad factor '" + original + "': it must be a positive number");
+  return *v;
 }
 
 analysis::SpeedupRequest parse_speedup(std::string_view text) {
@@ -51,16 +68,10 @@ analysis::SpeedupRequest parse_speedup(std::string_view text) {
 }
 
 std::size_t parse_count_option(const std::string& text, const char* what) {
-  const std::string s = trimmed(text);
-  std::size_t v = 0;
-  bool ok = !s.empty() && s.size() <= 6;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) { ok = false; break; }
-    v = v * 10 + static_cast<std::size_t>(c - '0');
-  }
-  if (!ok || v < 1 || v > 4096)
+  const std::optional<long long> v = whole_text(trimmed(text), 6);
+  if (!v || *v < 1 || *v > 4096)
     throw UsageError(std::string("bad ") + what + " '" + text + "': expected a whole number from 1 to 4096");
-  return v;
+  return static_cast<std::size_t>(*v);
 }
 
 std::vector<std::string> parse_stage_list(const std::string& text) {

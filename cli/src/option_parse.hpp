@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,13 @@
 #include "amdahl/analysis/whatif.hpp"
 
 namespace amdahl::cli {
+
+// The two number readers every option goes through (no trimming: callers decide on spaces).
+// A decimal: digits, '.', 'e', 'E', '+', '-' only, read whole by strtod (1e999 gives inf: the
+// caller checks the range); nullopt otherwise.
+std::optional<double> decimal_text(std::string_view s);
+// A whole number of 1 to `max_digits` digits (at most 18: no overflow); nullopt otherwise.
+std::optional<long long> whole_text(std::string_view s, std::size_t max_digits);
 
 // "2", "2x", "2X", "1.5x", "0.5" (slower). Throws UsageError on anything else, on <= 0, or on a
 // non-finite number.

@@ -49,3 +49,22 @@ TEST_CASE("--workers and --worker-stages parsing") {
   CHECK_THROWS_AS(parse_stage_list("a,"), UsageError);
   CHECK_THROWS_AS(parse_stage_list(""), UsageError);
 }
+
+TEST_CASE("the two number readers: decimals and whole numbers, no spaces, no overflow") {
+  CHECK(decimal_text("2.5") == 2.5);
+  CHECK(decimal_text("1e3") == 1000.0);
+  CHECK(decimal_text("-0.5") == -0.5);
+  CHECK_FALSE(decimal_text("").has_value());
+  CHECK_FALSE(decimal_text(" 2").has_value());
+  CHECK_FALSE(decimal_text("0x10").has_value());
+  CHECK_FALSE(decimal_text("inf").has_value());
+  CHECK_FALSE(decimal_text("1e").has_value());
+  CHECK(decimal_text("1e999").has_value());  // read; the caller refuses the infinity
+  CHECK(whole_text("4096", 6) == 4096);
+  CHECK(whole_text("999999999999999999", 18) == 999999999999999999LL);
+  CHECK_FALSE(whole_text("1234567", 6).has_value());
+  CHECK_FALSE(whole_text("1000000000000000000", 18).has_value());
+  CHECK_FALSE(whole_text("-1", 6).has_value());
+  CHECK_FALSE(whole_text("", 6).has_value());
+  CHECK_FALSE(whole_text("1", 19).has_value());
+}
