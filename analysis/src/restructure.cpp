@@ -197,8 +197,8 @@ RestructuredGraph redistribute_loaders(const ReplayGraph& g, const LoaderWorkers
 }  // namespace
 
 RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWorkers& o) {
-  if (o.workers < 1) throw UsageError("--workers must be at least 1");
-  if (o.prefetch < 1) throw UsageError("--prefetch must be at least 1");
+  if (o.workers < 1) throw UsageError("move_loading_to_workers: at least 1 worker is needed");
+  if (o.prefetch < 1) throw UsageError("move_loading_to_workers: a prefetch of at least 1 batch is needed");
   if (g.span_first_node.empty() || g.nodes.empty()) throw InputError("--workers: no analysis window in the graph");
   const std::size_t n = g.nodes.size();
   RestructuredGraph out;

@@ -111,7 +111,7 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
     return (f.host ? s.exposed_host_ns : s.exposed_gpu_ns) / whole;
   };
   if (target && (!(*target > 1) || !std::isfinite(*target)))
-    throw UsageError("--target must be an overall speed-up above 1 (1x or less needs no change)");
+    throw UsageError("the target must be an overall speed-up above 1 (1x or less needs no change)");
   auto project = [&](const std::vector<double>& fractions) {
     std::vector<StageSpeedup> v;
     for (const auto& f : factors) v.push_back({std::clamp(fractions[f.idx] * part_share(f), 0.0, 1.0), f.k});
