@@ -16,7 +16,7 @@ double ring_allreduce_ns(double bytes, std::size_t ranks, double bytes_per_s, do
 
 RankProjection project_ranks(const RankAnalysis& ranks, std::size_t to_ranks,
                              std::optional<double> bytes_per_s) {
-  if (to_ranks < 1) throw UsageError("--ranks must be at least 1");
+  if (to_ranks < 1) throw UsageError("project_ranks: at least 1 rank is needed");
   if (ranks.rows.empty() || ranks.transfer_ns <= 0) {
     throw UsageError("--ranks needs communication ranges (a collective per step) in the profile");
   }
@@ -29,7 +29,7 @@ RankProjection project_ranks(const RankAnalysis& ranks, std::size_t to_ranks,
   p.bytes = static_cast<double>(ranks.comm_bytes);
   p.measured_ns = ranks.transfer_ns;
   if (bytes_per_s) {
-    if (*bytes_per_s <= 0) throw UsageError("--bandwidth must be positive");
+    if (*bytes_per_s <= 0) throw UsageError("project_ranks: the bandwidth must be positive");
     p.bytes_per_s = *bytes_per_s;
   } else if (p.from_ranks >= 2) {
     // All of the measured collective taken as transfer (fixed cost 0).

@@ -31,13 +31,6 @@ void set_incoming(ReplayGraph& ng, const std::vector<std::vector<ReplayEdge>>& i
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-std::string trim(const std::string& s) {
-  std::size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return s.substr(a, b - a);
-}
-
 // Sorts node ids into program order on their lane.
 void program_order(const ReplayGraph& g, std::vector<std::uint32_t>& v) {
   std::sort(v.begin(), v.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -203,36 +196,9 @@ RestructuredGraph redistribute_loaders(const ReplayGraph& g, const LoaderWorkers
 
 }  // namespace
 
-std::size_t parse_count_option(const std::string& text, const char* what) {
-  const std::string s = trim(text);
-  std::size_t v = 0;
-  bool ok = !s.empty() && s.size() <= 6;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) { ok = false; break; }
-    v = v * 10 + static_cast<std::size_t>(c - '0');
-  }
-  if (!ok || v < 1 || v > 4096)
-    throw UsageError(std::string("bad ") + what + " '" + text + "': expected a whole number from 1 to 4096");
-  return v;
-}
-
-std::vector<std::string> parse_stage_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t a = 0;
-  while (true) {
-    const std::size_t c = text.find(',', a);
-    const std::string name = trim(text.substr(a, c == std::string::npos ? std::string::npos : c - a));
-    if (name.empty()) throw UsageError("bad --worker-stages '" + text + "': expected STAGE[,STAGE...]");
-    out.push_back(name);
-    if (c == std::string::npos) break;
-    a = c + 1;
-  }
-  return out;
-}
-
 RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWorkers& o) {
-  if (o.workers < 1) throw UsageError("--workers must be at least 1");
-  if (o.prefetch < 1) throw UsageError("--prefetch must be at least 1");
+  if (o.workers < 1) throw UsageError("move_loading_to_workers: at least 1 worker is needed");
+  if (o.prefetch < 1) throw UsageError("move_loading_to_workers: a prefetch of at least 1 batch is needed");
   if (g.span_first_node.empty() || g.nodes.empty()) throw InputError("--workers: no analysis window in the graph");
   const std::size_t n = g.nodes.size();
   RestructuredGraph out;

@@ -1,4 +1,4 @@
-// What-if: request parsing; the classic projection and the replay of the dependency graph with
+// What-if: the classic projection and the replay of the dependency graph with
 // bootstrap intervals; where the bottleneck moves; curves; target factors; bounds.
 #include "amdahl/analysis/whatif.hpp"
 
@@ -14,15 +14,6 @@
 #include "amdahl/analysis/errors.hpp"
 
 namespace amdahl::analysis {
-namespace {
-
-std::string trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
-}  // namespace
 
 std::string bottleneck_line(const std::string& change, const WhatIf& w, const std::string& of) {
   char buf[512];
@@ -39,36 +30,6 @@ std::string bottleneck_line(const std::string& change, const WhatIf& w, const st
     line += buf;
   }
   return line;
-}
-
-double parse_factor(std::string_view text) {
-  std::string s = trimmed(text);
-  const std::string original = s;
-  if (!s.empty() && (s.back() == 'x' || s.back() == 'X')) s.pop_back();
-  if (s.empty()) throw UsageError("bad factor '" + original + "': expected a number like 2, 2x or 0.5");
-  for (char c : s)
-    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
-      throw UsageError("bad factor '" + original + "': expected a number like 2, 2x or 0.5");
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) throw UsageError("bad factor '" + original + "': expected a number like 2, 2x or 0.5");
-  if (!std::isfinite(v) || v <= 0) throw UsageError("bad factor '" + original + "': it must be a positive number");
-  return v;
-}
-
-SpeedupRequest parse_speedup(std::string_view text) {
-  const std::size_t eq = text.find('=');
-  if (eq == std::string_view::npos)
-    throw UsageError("bad --speedup '" + std::string(text) + "': expected STAGE=FACTOR, e.g. cpu_preprocess=2");
-  SpeedupRequest r{trimmed(text.substr(0, eq)), 0, false};
-  constexpr std::string_view kHost = ":host";
-  if (r.stage.size() > kHost.size() && r.stage.compare(r.stage.size() - kHost.size(), kHost.size(), kHost) == 0) {
-    r.stage.resize(r.stage.size() - kHost.size());
-    r.host = true;
-  }
-  if (r.stage.empty()) throw UsageError("bad --speedup '" + std::string(text) + "': no stage before '='");
-  r.factor = parse_factor(text.substr(eq + 1));
-  return r;
 }
 
 bool WhatIf::target_reachable() const {
@@ -150,7 +111,7 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
     return (f.host ? s.exposed_host_ns : s.exposed_gpu_ns) / whole;
   };
   if (target && (!(*target > 1) || !std::isfinite(*target)))
-    throw UsageError("--target must be an overall speed-up above 1 (1x or less needs no change)");
+    throw UsageError("the target must be an overall speed-up above 1 (1x or less needs no change)");
   auto project = [&](const std::vector<double>& fractions) {
     std::vector<StageSpeedup> v;
     for (const auto& f : factors) v.push_back({std::clamp(fractions[f.idx] * part_share(f), 0.0, 1.0), f.k});

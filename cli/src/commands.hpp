@@ -13,17 +13,16 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/output_file.hpp"
 #include "amdahl/report/escape.hpp"
 #include "progress.hpp"
 
 namespace amdahl::cli {
 
-// A usage error found after parsing (bad STAGE=FACTOR, conflicting options): exit code 1.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A usage error found after parsing (bad STAGE=FACTOR, conflicting options): exit code 1. One
+// class for the CLI and the analysis (amdahl/analysis/errors.hpp), caught once in main().
+using analysis::UsageError;
 
 // Refuses, before anything is read or written, an output that would destroy an input (the same
 // file, whatever the path: st_dev and st_ino compared, links and symbolic links included) or is

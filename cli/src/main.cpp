@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
-  } catch (const amdahl::cli::UsageError& e) {
+  } catch (const amdahl::analysis::UsageError& e) {  // the one UsageError (analysis/errors.hpp)
     amdahl::cli::print_line("error: ", e.what());
     return 1;
   } catch (const amdahl::format::ProfileError& e) {
@@ -51,9 +51,6 @@ int main(int argc, char** argv) {
   } catch (const amdahl::analysis::InputError& e) {
     amdahl::cli::print_line("error: ", e.what());
     return 2;
-  } catch (const amdahl::analysis::UsageError& e) {
-    amdahl::cli::print_line("error: ", e.what());
-    return 1;
   } catch (const std::exception& e) {
     amdahl::cli::print_line("error: ", e.what());
     return 2;

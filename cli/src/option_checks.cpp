@@ -8,9 +8,8 @@
 #include <string>
 
 #include "amdahl/analysis/errors.hpp"
-#include "amdahl/analysis/restructure.hpp"
-#include "amdahl/analysis/whatif.hpp"
 #include "amdahl/report/chrome_trace.hpp"
+#include "option_parse.hpp"
 #include "step_window.hpp"
 
 namespace amdahl::cli::checks {
@@ -26,21 +25,15 @@ std::string num(double v) {
 // The value as a message quotes it: at most 40 characters.
 std::string shown(const std::string& s) { return "'" + (s.size() > 40 ? s.substr(0, 40) + "..." : s) + "'"; }
 
-// A decimal number, whole string (spaces around allowed); nullopt for NaN, inf, hex, text.
+// A decimal number, whole string (spaces around allowed); false for NaN, inf, hex, text.
 bool parse_decimal(const std::string& text, double& out) {
   std::size_t a = 0, b = text.size();
   while (a < b && std::isspace(static_cast<unsigned char>(text[a]))) ++a;
   while (b > a && std::isspace(static_cast<unsigned char>(text[b - 1]))) --b;
-  if (a == b) return false;
-  for (std::size_t i = a; i < b; ++i) {
-    const char c = text[i];
-    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
-      return false;
-  }
-  const std::string s = text.substr(a, b - a);
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && std::isfinite(out);
+  const std::optional<double> v = decimal_text(std::string_view(text).substr(a, b - a));
+  if (!v || !std::isfinite(*v)) return false;
+  out = *v;
+  return true;
 }
 
 // Runs a parser that throws analysis::UsageError; its message is the check's.
@@ -71,13 +64,8 @@ CLI::Validator whole_in(long long lo, long long hi) {
   const std::string range = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
   return CLI::Validator(
       [lo, hi, range](std::string& s) -> std::string {
-        bool ok = !s.empty() && s.size() <= 18;  // 18 digits fit a long long: no overflow below
-        long long v = 0;
-        for (char c : ok ? s : std::string()) {
-          if (!std::isdigit(static_cast<unsigned char>(c))) { ok = false; break; }
-          v = v * 10 + (c - '0');
-        }
-        if (!ok || v < lo || v > hi) return "expected " + range + ", got " + shown(s);
+        const std::optional<long long> v = whole_text(s, 18);  // 18 digits fit a long long
+        if (!v || *v < lo || *v > hi) return "expected " + range + ", got " + shown(s);
         return {};
       },
       "N in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
@@ -86,9 +74,9 @@ CLI::Validator whole_in(long long lo, long long hi) {
 CLI::Validator speedup_request() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        std::string why = usage_of([&] { analysis::parse_speedup(s); });
+        std::string why = usage_of([&] { parse_speedup(s); });
         if (!why.empty()) return why;
-        const double k = analysis::parse_speedup(s).factor;
+        const double k = parse_speedup(s).factor;
         if (k < kMinFactor || k > kMaxFactor)
           return "bad factor in " + shown(s) + ": expected a number from " + num(kMinFactor) + " (100 times slower) to " +
                  num(kMaxFactor);
@@ -101,7 +89,7 @@ CLI::Validator target_speedup() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
         double v = 0;
-        std::string why = usage_of([&] { v = analysis::parse_factor(s); });
+        std::string why = usage_of([&] { v = parse_factor(s); });
         if (!why.empty() || !(v > 1) || v > kMaxTarget)
           return "expected an overall speed-up above 1 and at most " + num(kMaxTarget) + " (e.g. 1.5x), got " + shown(s) +
                  (why.empty() && v <= 1 ? " (1x or less needs no change)" : "");
@@ -123,7 +111,7 @@ CLI::Validator warmup_steps() {
 }
 
 CLI::Validator worker_count() {
-  return CLI::Validator([](std::string& s) { return usage_of([&] { analysis::parse_count_option(s, "value"); }); },
+  return CLI::Validator([](std::string& s) { return usage_of([&] { parse_count_option(s, "value"); }); },
                         "N in [1, 4096]");
 }
 

@@ -2,12 +2,13 @@
 #include "report_guidance.hpp"
 
 #include "amdahl/analysis/projections.hpp"
+#include "option_parse.hpp"
 
 namespace amdahl::cli {
 
 std::vector<analysis::SpeedupRequest> parse_whatif_requests(const std::vector<std::string>& texts) {
   std::vector<analysis::SpeedupRequest> out;
-  for (const auto& t : texts) out.push_back(analysis::parse_speedup(t));
+  for (const auto& t : texts) out.push_back(parse_speedup(t));
   return out;
 }
 

@@ -33,7 +33,7 @@ void add_report_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std
 void add_output_options(CLI::App& cmd, ReportOptions& opt, const std::vector<std::string>& formats);
 
 // Loads the profile (format::ProfileError on bad input) and analyses it (analysis errors;
-// cli::UsageError for a bad --warmup; analysis::InputError for an unreadable --stages file).
+// UsageError for a bad --warmup; analysis::InputError for an unreadable --stages file).
 analysis::Report load_and_analyze(const ReportOptions& opt);
 
 // Refuses an -o that is an input or a directory (check_output), or an existing file without

@@ -10,6 +10,7 @@
 #include "amdahl/analysis/whatif.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "option_parse.hpp"
 #include "report_options.hpp"
 
 namespace amdahl::cli {
@@ -51,19 +52,19 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     std::optional<analysis::LoaderWorkers> workers;
     if (!opt->workers.empty()) {
       workers.emplace();
-      workers->workers = analysis::parse_count_option(opt->workers, "--workers");
-      if (!opt->prefetch.empty()) workers->prefetch = analysis::parse_count_option(opt->prefetch, "--prefetch");
-      if (!opt->worker_stages.empty()) workers->stages = analysis::parse_stage_list(opt->worker_stages);
+      workers->workers = parse_count_option(opt->workers, "--workers");
+      if (!opt->prefetch.empty()) workers->prefetch = parse_count_option(opt->prefetch, "--prefetch");
+      if (!opt->worker_stages.empty()) workers->stages = parse_stage_list(opt->worker_stages);
     }
     // Parse the request before loading, so syntax errors are usage errors whatever the file.
     std::vector<analysis::SpeedupRequest> requests;
-    for (const auto& s : opt->speedups) requests.push_back(analysis::parse_speedup(s));
+    for (const auto& s : opt->speedups) requests.push_back(parse_speedup(s));
     std::optional<double> target;
-    if (!opt->target.empty()) target = analysis::parse_factor(opt->target);
+    if (!opt->target.empty()) target = parse_factor(opt->target);
     std::size_t to_ranks = 0;
     std::optional<double> bandwidth;
-    if (!opt->ranks.empty()) to_ranks = analysis::parse_count_option(opt->ranks, "--ranks");
-    if (!opt->bandwidth.empty()) bandwidth = analysis::parse_factor(opt->bandwidth) * 1e9;
+    if (!opt->ranks.empty()) to_ranks = parse_count_option(opt->ranks, "--ranks");
+    if (!opt->bandwidth.empty()) bandwidth = parse_factor(opt->bandwidth) * 1e9;
     const analysis::Report report = load_and_analyze(*opt);
     analysis::RankWhatIf rw;
     rw.straggler_fixed = opt->straggler_fixed;

@@ -8,6 +8,7 @@
 #include "amdahl/report/escape.hpp"
 #include "amdahl/report/renderers.hpp"
 #include "amdahl/report/svg_charts.hpp"
+#include "html_ranks.hpp"
 #include "render_common.hpp"
 
 namespace amdahl::report {
@@ -181,6 +182,7 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
     }
     h += svg_step_columns(series, "exposed ms", r.first_step);
   }
+  h += detail::ranks_html(r, colors);  // data-parallel runs only (html_ranks.hpp)
 
   // Curves.
   h += "<h2>What if a stage were k times faster?</h2>";

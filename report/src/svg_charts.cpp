@@ -234,4 +234,57 @@ std::string svg_curves(const std::vector<CurveSeries>& series, int width, int he
   return svg_open(width, y, "speedup versus factor") + body + lg + "</svg>";
 }
 
+std::string svg_rank_bars(const std::vector<RankBar>& bars, const std::string& unit, const std::string& mark,
+                          int width) {
+  const double left = 64, right = 110, top = 8, row_h = 30, bar_h = 20;
+  const double plot_w = width - left - right;
+  double xmax = 0;
+  for (const auto& b : bars) {
+    double sum = 0;
+    for (const auto& p : b.parts) sum += p.value > 0 ? p.value : 0;
+    xmax = std::max(xmax, sum);
+  }
+  const double step = nice_step(xmax, 6);
+  const double xtop = xmax > 0 ? std::ceil(xmax / step) * step : 1;
+  const double plot_h = row_h * static_cast<double>(bars.size());
+  const auto X = [&](double v) { return left + v / xtop * plot_w; };
+  std::string body;
+  for (double t = 0; t <= xtop + step * 1e-9; t += step) {
+    body += "<line x1=\"" + px(X(t)) + "\" x2=\"" + px(X(t)) + "\" y1=\"" + px(top) + "\" y2=\"" +
+            px(top + plot_h) + "\" class=\"grid\"/><text x=\"" + px(X(t)) + "\" y=\"" + px(top + plot_h + 16) +
+            "\" class=\"ax\" text-anchor=\"middle\">" + tick_label(t) + "</text>";
+  }
+  body += "<text x=\"" + px(left + plot_w / 2) + "\" y=\"" + px(top + plot_h + 31) +
+          "\" class=\"ax\" text-anchor=\"middle\">" + html_escape(unit) + "</text>";
+  std::vector<std::pair<std::string, std::string>> items;
+  for (std::size_t k = 0; k < bars.size(); ++k) {
+    const auto& b = bars[k];
+    const double y = top + row_h * static_cast<double>(k) + (row_h - bar_h) / 2;
+    body += "<g class=\"rank-bar\"><text x=\"" + px(left - 8) + "\" y=\"" + px(y + bar_h / 2 + 4) +
+            "\" class=\"lg\" text-anchor=\"end\"" + (b.marked ? " font-weight=\"700\"" : "") + ">" +
+            html_escape(b.label) + "</text>";
+    double x = 0;
+    for (const auto& p : b.parts) {
+      if (!(p.value > 0)) continue;
+      body += "<rect x=\"" + px(X(x)) + "\" y=\"" + px(y) + "\" width=\"" + px(X(x + p.value) - X(x)) +
+              "\" height=\"" + px(bar_h) + "\" fill=\"" + html_escape(p.color) + "\"><title>" +
+              html_escape(b.label + " " + p.label + ": " + fmt("%.2f ", p.value) + unit) + "</title></rect>";
+      x += p.value;
+      const bool seen = std::any_of(items.begin(), items.end(), [&](const auto& it) { return it.first == p.label; });
+      if (!seen) items.emplace_back(p.label, p.color);
+    }
+    if (b.marked)
+      body += "<rect x=\"" + px(X(0) - 1.5) + "\" y=\"" + px(y - 1.5) + "\" width=\"" + px(X(x) - X(0) + 3) +
+              "\" height=\"" + px(bar_h + 3) + "\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>" +
+              "<text x=\"" + px(X(x) + 8) + "\" y=\"" + px(y + bar_h / 2 + 4) +
+              "\" class=\"lg\" style=\"fill:#c0392b;font-weight:700\">" + html_escape(mark) + "</text>";
+    body += "</g>";
+  }
+  body += "<line x1=\"" + px(left) + "\" x2=\"" + px(left) + "\" y1=\"" + px(top) + "\" y2=\"" +
+          px(top + plot_h) + "\" class=\"axis\"/>";
+  double y = top + plot_h + 54;
+  const std::string lg = legend(items, width, y);
+  return svg_open(width, y, "each rank's step by stage") + body + lg + "</svg>";
+}
+
 }  // namespace amdahl::report

@@ -56,18 +56,3 @@ TEST_CASE("no factor suffices when T >= 1 / (1 - p)") {
   CHECK(factor_for_target(0.5, 1.999).has_value());
 }
 
-TEST_CASE("factor parsing") {
-  CHECK(parse_factor("2") == 2.0);
-  CHECK(parse_factor("2x") == 2.0);
-  CHECK(parse_factor("2X") == 2.0);
-  CHECK(parse_factor("1.5x") == 1.5);
-  CHECK(parse_factor("0.5") == 0.5);
-  for (const char* bad : {"", "x", "abc", "0", "-1", "2xx", "inf", "nan", "1e999", "2 x3"})
-    CHECK_THROWS_AS(parse_factor(bad), UsageError);
-  auto r = parse_speedup("cpu_preprocess=2x");
-  CHECK(r.stage == "cpu_preprocess");
-  CHECK(r.factor == 2.0);
-  CHECK_THROWS_AS(parse_speedup("cpu_preprocess"), UsageError);
-  CHECK_THROWS_AS(parse_speedup("=2"), UsageError);
-  CHECK_THROWS_AS(parse_speedup("h2d=fast"), UsageError);
-}

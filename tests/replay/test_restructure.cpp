@@ -235,19 +235,6 @@ TEST_CASE("--workers: the loading on another thread already is not supported; no
   CHECK_THROWS_AS(move_loading_to_workers(g, o), UsageError);
 }
 
-TEST_CASE("--workers: option parsing") {
-  CHECK(parse_count_option("4", "--workers") == 4);
-  CHECK(parse_count_option(" 16 ", "--workers") == 16);
-  CHECK_THROWS_AS(parse_count_option("0", "--workers"), UsageError);
-  CHECK_THROWS_AS(parse_count_option("-1", "--workers"), UsageError);
-  CHECK_THROWS_AS(parse_count_option("4x", "--workers"), UsageError);
-  CHECK_THROWS_AS(parse_count_option("", "--workers"), UsageError);
-  CHECK(parse_stage_list("disk_io,cpu_preprocess") == std::vector<std::string>{"disk_io", "cpu_preprocess"});
-  CHECK(parse_stage_list("tokenize") == std::vector<std::string>{"tokenize"});
-  CHECK_THROWS_AS(parse_stage_list("a,,b"), UsageError);
-  CHECK_THROWS_AS(parse_stage_list(""), UsageError);
-}
-
 namespace {
 
 // A recorded serial GPU run: per step, io + preprocess inline (nested in `step`), h2d on the

@@ -6,6 +6,7 @@
 
 #include "amdahl/analysis/whatif.hpp"
 #include "amdahl/report/renderers.hpp"
+#include "amdahl/report/svg_charts.hpp"
 #include "report_fixture.hpp"
 
 using namespace amdahl;
@@ -95,4 +96,58 @@ TEST_CASE("render_csv_steps: one row per step, formula names neutralised") {
     }
   CHECK(rows == report.steps);
   CHECK(sum_span == doctest::Approx(static_cast<double>(report.wall_ns)).epsilon(1e-6));
+}
+
+namespace {
+// `ranks` processes of 6 steps each: compute on the driving thread, then an all-reduce on a
+// communication thread that every rank leaves together while the driving thread waits; rank 2's
+// compute is 1.6 times longer, so it arrives last at every collective.
+format::Profile ranks_fixture(std::uint32_t ranks) {
+  test::ProfileBuilder b;
+  for (std::uint32_t k = 0; k < ranks; ++k) {
+    const std::uint32_t pid = 100 + k;
+    const double compute = k == 2 ? 8 : 5;
+    for (int i = 0; i < 6; ++i) {
+      const double t = i * 12.0;
+      b.stage(1, "step", t, t + 12, pid);
+      b.stage(1, "gpu_compute", t, t + compute, pid);
+      b.stage(2, "communication", t + compute, t + 11, pid);
+    }
+    format::ProcessRec pr;
+    pr.pid = pid;
+    pr.rank = k;
+    pr.command = b.s("train.py");
+    b.profile.records.processes.push_back(pr);
+  }
+  return b.profile;
+}
+}  // namespace
+
+TEST_CASE("render_html: a multi-rank profile has one stacked bar per rank, the straggler marked") {
+  const auto report = analysis::analyze(ranks_fixture(4));
+  REQUIRE(report.ranks.rows.size() == 4);
+  INFO(report.ranks.line);
+  REQUIRE(report.ranks.straggler);
+  CHECK(report.ranks.rows[*report.ranks.straggler].rank == 2);
+  const std::string h = report::render_html(report, std::nullopt, {"ranks.amdahl"});
+  CHECK(h.find("<h2>Ranks</h2>") != std::string::npos);
+  CHECK(count(h, "<g class=\"rank-bar\">") == 4);
+  // The straggler's bar (rank 2) carries the mark, and only it.
+  const auto bar2 = h.find(">rank 2</text>");
+  REQUIRE(bar2 != std::string::npos);
+  CHECK(count(h, ">straggler</text>") == 1);
+  CHECK(h.find(">straggler</text>", bar2) < h.find(">rank 3</text>"));
+  // Segments in the stage colours of the other charts.
+  CHECK(h.find("rank 2 gpu_compute: 8.00 ms per step") != std::string::npos);
+  CHECK(h.find("fill=\"" + report::stage_color("gpu_compute", 0) + "\"><title>rank 0 gpu_compute") !=
+        std::string::npos);
+}
+
+TEST_CASE("render_html: a one-rank profile has no ranks chart") {
+  const auto report = analysis::analyze(ranks_fixture(1));
+  const std::string h = report::render_html(report, std::nullopt, {"one.amdahl"});
+  CHECK(h.find("<h2>Ranks</h2>") == std::string::npos);
+  CHECK(h.find("rank-bar") == std::string::npos);
+  const std::string fixture = report::render_html(analysis::analyze(test::report_fixture()), std::nullopt, {"x"});
+  CHECK(fixture.find("rank-bar") == std::string::npos);
 }

@@ -34,11 +34,6 @@ struct RestructuredGraph {
   WorkersSummary summary;
 };
 
-// "4" -> 4 (1..4096); throws UsageError otherwise. `what` names the option in the message.
-std::size_t parse_count_option(const std::string& text, const char* what);
-// "disk_io,cpu_preprocess" -> names; throws UsageError on an empty list or an empty name.
-std::vector<std::string> parse_stage_list(const std::string& text);
-
 // The transform. Batches: every maximal run of driving-lane nodes that starts and ends with
 // work of a loading stage and holds only loading work, `other` work and zero-length waits in
 // between (never across a step start). When the driving lane has none but loader threads do,

@@ -8,7 +8,6 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,10 +17,7 @@
 
 namespace amdahl::analysis {
 
-// "2", "2x", "2X", "1.5x", "0.5" (slower). Throws UsageError on anything else, on <= 0, or
-// on a non-finite number.
-double parse_factor(std::string_view text);
-
+// A requested stage speed-up (the CLI parses "STAGE=FACTOR" into it: cli/src/option_parse.hpp).
 struct SpeedupRequest {
   std::string stage;
   double factor = 1;
@@ -30,10 +26,6 @@ struct SpeedupRequest {
   // operations).
   bool host = false;
 };
-
-// "STAGE=FACTOR", or "STAGE:host=FACTOR" for the host part of a GPU stage. Throws UsageError on
-// bad syntax.
-SpeedupRequest parse_speedup(std::string_view text);
 
 // One stage with time in the window (stages with none have no row): the factor it alone needs.
 struct TargetRow {

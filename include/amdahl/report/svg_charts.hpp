@@ -45,4 +45,15 @@ struct CurveSeries {
 // Speedup versus factor, x logarithmic from 1 to max factor, y linear from 1.
 std::string svg_curves(const std::vector<CurveSeries>& series, int width = 920, int height = 320);
 
+struct RankBar {
+  std::string label;           // "rank 2", left of the bar
+  std::vector<BarPart> parts;  // segments in `unit`, drawn in order
+  bool marked = false;         // the straggler: outlined, with `mark` after the bar
+};
+
+// One horizontal stacked bar per rank on a shared axis in `unit` (not normalised: a slower rank
+// has a longer bar), each bar a <g class="rank-bar">, and one legend of the segment labels.
+std::string svg_rank_bars(const std::vector<RankBar>& bars, const std::string& unit, const std::string& mark,
+                          int width = 920);
+
 }  // namespace amdahl::report
