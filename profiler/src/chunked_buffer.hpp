@@ -2,7 +2,9 @@
 // lock; any thread may read the published prefix (and look a record up by index) concurrently.
 // Storage is a list of chunks of doubling size (512, 1024, 2048 ... records), so records never
 // move, a thread that records little costs little, and a busy thread takes few page faults
-// (large chunks are mmap'ed and marked for transparent huge pages).
+// (large chunks are mmap'ed and marked for transparent huge pages). Past the memory budget a
+// chunk comes from the spill file (spill_file.hpp) when spilling is on: such a chunk is not
+// counted against the budget, and its pages can be handed back to the kernel (evict_spilled).
 #pragma once
 
 #include <sys/mman.h>
@@ -12,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+
+#include "spill_file.hpp"
 
 namespace amdahl::profiler::detail {
 
@@ -45,7 +49,7 @@ class ChunkedBuffer {
     locate(i, k, off);
     T* chunk = chunks_[k].load(std::memory_order_relaxed);
     if (chunk == nullptr) {
-      chunk = allocate_chunk(k);
+      chunk = allocate_chunk(k, spilled_[k]);
       if (chunk == nullptr) return nullptr;
       chunks_[k].store(chunk, std::memory_order_release);
     }
@@ -72,12 +76,39 @@ class ChunkedBuffer {
     return chunk == nullptr ? nullptr : &chunk[off];
   }
 
+  // Records among the first `n` that lie in spilled chunks.
+  std::uint64_t spilled_records(std::uint64_t n) const noexcept {
+    std::uint64_t count = 0;
+    for (unsigned k = 0; k < kMaxChunks; ++k) {
+      const std::uint64_t first = kBase * ((std::uint64_t{1} << k) - 1);
+      if (first >= n) break;
+      if (chunks_[k].load(std::memory_order_acquire) == nullptr || !spilled_[k]) continue;
+      const std::uint64_t end = first + (kBase << k);
+      count += (end < n ? end : n) - first;
+    }
+    return count;
+  }
+
+  // Any thread: hands the pages of the spilled chunks back to the kernel (the data stays in the
+  // spill file; a later access reads it back in).
+  void evict_spilled() const noexcept {
+    for (unsigned k = 0; k < kMaxChunks; ++k) {
+      T* chunk = chunks_[k].load(std::memory_order_acquire);
+      if (chunk != nullptr && spilled_[k]) spill_evict(chunk, chunk_bytes(k));
+    }
+  }
+
   // Frees all storage (only when no other thread can touch the buffer: the child after fork).
   void release() noexcept {
     for (unsigned k = 0; k < kMaxChunks; ++k) {
       T* chunk = chunks_[k].exchange(nullptr, std::memory_order_relaxed);
       if (chunk == nullptr) continue;
       const std::size_t bytes = chunk_bytes(k);
+      if (spilled_[k]) {
+        ::munmap(chunk, spill_rounded(bytes));
+        spilled_[k] = false;
+        continue;
+      }
       for (std::uint64_t j = 0; j < (kBase << k); ++j) chunk[j].~T();
       if (bytes >= kMmapThreshold) {
         ::munmap(chunk, bytes);
@@ -101,12 +132,18 @@ class ChunkedBuffer {
     return static_cast<std::size_t>(sizeof(T) * (kBase << k));
   }
 
-  static T* allocate_chunk(unsigned k) noexcept {
+  // The chunk's storage: memory within the budget, else (spilling on) a region of the spill
+  // file, whose pages start zeroed and whose records are used as they are (every record type
+  // here is valid all-zero and its recording function sets every field it reads back).
+  static T* allocate_chunk(unsigned k, bool& spilled) noexcept {
     const std::size_t bytes = chunk_bytes(k);
     auto& used = buffer_bytes_in_use();
     if (used.load(std::memory_order_relaxed) + static_cast<std::int64_t>(bytes) >
         buffer_bytes_budget()) {
-      return nullptr;
+      void* mem = spill_map(bytes);
+      if (mem == nullptr) return nullptr;
+      spilled = true;
+      return static_cast<T*>(mem);
     }
     void* mem = nullptr;
     if (bytes >= kMmapThreshold) {
@@ -126,6 +163,7 @@ class ChunkedBuffer {
   }
 
   std::atomic<T*> chunks_[kMaxChunks] = {};
+  bool spilled_[kMaxChunks] = {};  // written before the chunk is published (release)
   std::uint64_t size_ = 0;  // owner's view
   std::atomic<std::uint64_t> published_{0};
 };
