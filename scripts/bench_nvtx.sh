@@ -2,7 +2,8 @@
 # Measures the NVTX collector's cost (issue 20).
 #  1. Pair cost: build/bin/bench_nvtx_pair without the collector and with it recording:
 #     nvtxRangePushA/Pop ("default") and nvtxDomainRangePushEx/Pop with a registered string in
-#     domain `amdahl` ("amdahl_registered"), plus the cost of one clock_gettime(CLOCK_MONOTONIC)
+#     domain `amdahl` ("amdahl_registered"; with AMDAHL_RANGE_CPU=0, and with the per-range CPU
+#     times that domain `amdahl` gets by default: two CPU-clock system calls at push and at pop), plus the cost of one clock_gettime(CLOCK_MONOTONIC)
 #     and one rdtsc. Best of R runs of N pairs.
 #  2. tests/nvtx_bench (PushA, and PushEx in each of DOMAINS) without the collector, injected but
 #     disabled, and recording (the older table).
@@ -59,7 +60,8 @@ for b in "${builds[@]}"; do
   lib="$b/lib/libamdahl_collector.so"
   rec=(env NVTX_INJECTION64_PATH="$lib" AMDAHL_PART_DIR="$parts" AMDAHL_LOG_LEVEL=error)
   echo "  collector $lib: PushA $(best_of 's/^default: \([0-9.]*\) ns\/pair/\1/p' "${rec[@]}" "$pair" "$n") ns/pair," \
-       "registered (domain amdahl) $(best_of 's/^amdahl_registered: \([0-9.]*\) ns\/pair/\1/p' "${rec[@]}" "$pair" "$n") ns/pair"
+       "registered (domain amdahl, AMDAHL_RANGE_CPU=0) $(best_of 's/^amdahl_registered: \([0-9.]*\) ns\/pair/\1/p' "${rec[@]}" AMDAHL_RANGE_CPU=0 "$pair" "$n") ns/pair," \
+       "registered with the range CPU times (default) $(best_of 's/^amdahl_registered: \([0-9.]*\) ns\/pair/\1/p' "${rec[@]}" "$pair" "$n") ns/pair"
 done
 
 if [ -x "$bench" ]; then

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 
 #include "amdahl/format/fields.hpp"
@@ -74,19 +75,23 @@ struct StringSink {
 struct FileSink {
   std::FILE* f = nullptr;
   bool ok = true;
-  std::string buf;
-  explicit FileSink(std::FILE* file) : f(file) { buf.reserve(kSize); }
+  std::unique_ptr<char[]> buf;
+  std::size_t used = 0;
+  explicit FileSink(std::FILE* file) : f(file), buf(new char[kSize]) {}
+  // Small appends (one field) are a bounds check and a memcpy: the exit write of 10 M ranges
+  // makes ~150 M of them.
   void append(const char* p, std::size_t n) {
-    if (buf.size() + n > kSize) flush();
+    if (used + n > kSize) flush();
     if (n >= kSize) {
       ok = ok && std::fwrite(p, 1, n, f) == n;
     } else {
-      buf.append(p, n);
+      std::memcpy(buf.get() + used, p, n);
+      used += n;
     }
   }
   void flush() {
-    if (!buf.empty()) ok = ok && std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
-    buf.clear();
+    if (used != 0) ok = ok && std::fwrite(buf.get(), 1, used, f) == used;
+    used = 0;
   }
   static constexpr std::size_t kSize = std::size_t{1} << 20;
 };

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <type_traits>
 
 #include "spill_file.hpp"
 
@@ -26,6 +27,8 @@ std::int64_t buffer_bytes_budget() noexcept;
 
 template <class T>
 class ChunkedBuffer {
+  static_assert(std::is_trivially_destructible_v<T>, "mapped chunks are unmapped without destroying records");
+
  public:
   static constexpr unsigned kBaseBits = 9;  // the first chunk holds 512 records
   static constexpr std::uint64_t kBase = std::uint64_t{1} << kBaseBits;
@@ -109,10 +112,10 @@ class ChunkedBuffer {
         spilled_[k] = false;
         continue;
       }
-      for (std::uint64_t j = 0; j < (kBase << k); ++j) chunk[j].~T();
       if (bytes >= kMmapThreshold) {
-        ::munmap(chunk, bytes);
+        ::munmap(chunk, bytes);  // records used as mapped (allocate_chunk): nothing to destroy
       } else {
+        for (std::uint64_t j = 0; j < (kBase << k); ++j) chunk[j].~T();
         ::operator delete(chunk, std::align_val_t{alignof(T)});
       }
       buffer_bytes_in_use().fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
@@ -133,8 +136,9 @@ class ChunkedBuffer {
   }
 
   // The chunk's storage: memory within the budget, else (spilling on) a region of the spill
-  // file, whose pages start zeroed and whose records are used as they are (every record type
-  // here is valid all-zero and its recording function sets every field it reads back).
+  // file. Mapped storage (large chunks, spilled chunks) starts zeroed and its records are used as
+  // they are: every record type here is valid all-zero and its recording function sets every
+  // field that is read back.
   static T* allocate_chunk(unsigned k, bool& spilled) noexcept {
     const std::size_t bytes = chunk_bytes(k);
     auto& used = buffer_bytes_in_use();
@@ -158,7 +162,11 @@ class ChunkedBuffer {
     }
     used.fetch_add(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
     T* chunk = static_cast<T*>(mem);
-    for (std::uint64_t j = 0; j < (kBase << k); ++j) new (&chunk[j]) T();
+    // A mapped chunk is zero-filled already: its pages are touched only as records fill them (no
+    // burst of page faults on the recording thread, and memory grows with what is recorded).
+    if (bytes < kMmapThreshold) {
+      for (std::uint64_t j = 0; j < (kBase << k); ++j) new (&chunk[j]) T();
+    }
     return chunk;
   }
 

@@ -146,13 +146,23 @@ std::vector<ThreadRanges> collect_threads(format::RecordSet& out, std::uint32_t 
   return plan;
 }
 
-// Streams the planned ranges to `sink`, counting the open ones (they end at write_ns).
+// Set when the final write is asked for: a flush in progress gives up (its file is removed) so that
+// the exit does not wait for it to finish first.
+std::atomic<bool> g_final_write_waiting{false};
+
+struct FlushAbandoned : std::runtime_error {
+  FlushAbandoned() : std::runtime_error("flush abandoned for the final write") {}
+};
+
+// Streams the planned ranges to `sink`, counting the open ones (they end at write_ns). A flush
+// looks every 64 Ki ranges whether the final write is waiting, and gives up if so.
 void emit_ranges(const std::vector<ThreadRanges>& plan, std::uint32_t pid, std::int64_t write_ns,
-                 const format::RangeSink& sink, std::uint64_t& unclosed) {
+                 const format::RangeSink& sink, std::uint64_t& unclosed, bool flush) {
   format::RangeRec rec;
   for (const ThreadRanges& tr : plan) {
     const ThreadState* ts = tr.ts;
     for (std::uint64_t i = 0; i < tr.count; ++i) {
+      if (flush && (i & 0xFFFF) == 0 && g_final_write_waiting.load(std::memory_order_relaxed)) throw FlushAbandoned();
       const LocalRange* r = ts->ranges.at(i);
       if (r == nullptr) throw std::runtime_error("a planned range is missing");  // cannot happen: published
       rec.pid = pid;
@@ -274,13 +284,16 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   std::uint64_t unclosed = 0;
   format::RangeStream stream;
   stream.count = range_total;
-  stream.emit = [&](const format::RangeSink& sink) { emit_ranges(plan, info.pid, write_ns, sink, unclosed); };
+  stream.emit = [&](const format::RangeSink& sink) {
+    emit_ranges(plan, info.pid, write_ns, sink, unclosed, kind == WriteKind::Flush);
+  };
   stream.finish = [&](format::RecordSet& rs) {
     if (unclosed > 0) rs.diagnostics.push_back(format::DiagRec{info.pid, unclosed_key, unclosed, format::kNoString});
   };
   std::string error;
   const bool wrote = format::write_part_streamed(out, stream, info.part_path, &error);
   evict_spilled_records();  // the stream read the spilled pages back in
+  if (!wrote && kind == WriteKind::Flush && g_final_write_waiting.load()) return;  // abandoned: not an error
   if (wrote) {
     // The start marker has done its job once a part exists (unlink: async-signal-safe).
     if (!g_written) ::unlink((info.part_path + ".started").c_str());
@@ -330,6 +343,7 @@ bool crash_locks_free() noexcept {
 
 void reset_write_state() noexcept {
   g_written = false;
+  g_final_write_waiting.store(false);
   g_last_signature = Signature{};
   g_warned_write_failure = false;
   g_exit_written.store(false);
@@ -342,6 +356,9 @@ void write_part(WriteKind kind, int signal) noexcept {
   if (!collector_enabled() || t_in_write) return;  // a hook calling back is ignored
   if (kind != WriteKind::Crash && g_crashing.load()) return;
   t_in_write = true;
+  // A flush in progress gives up, so this write does not wait for it (an exec's write lets later
+  // flushes run again: the exec may fail and the process go on).
+  if (kind != WriteKind::Flush) g_final_write_waiting.store(true);
   try {
     if (kind == WriteKind::Crash || kind == WriteKind::QuickExit) {
       if (kind == WriteKind::Crash) g_crashing.store(true);
@@ -379,6 +396,7 @@ void write_part(WriteKind kind, int signal) noexcept {
   } catch (...) {
     log_message(LogLevel::Error, "writing the part failed");
   }
+  if (kind == WriteKind::Exec) g_final_write_waiting.store(false);
   t_in_write = false;
 }
 
