@@ -162,7 +162,12 @@ void emit_ranges(const std::vector<ThreadRanges>& plan, std::uint32_t pid, std::
   for (const ThreadRanges& tr : plan) {
     const ThreadState* ts = tr.ts;
     for (std::uint64_t i = 0; i < tr.count; ++i) {
-      if (flush && (i & 0xFFFF) == 0 && g_final_write_waiting.load(std::memory_order_relaxed)) throw FlushAbandoned();
+      if ((i & 0xFFFF) == 0 && i != 0) {
+        if (flush && g_final_write_waiting.load(std::memory_order_relaxed)) throw FlushAbandoned();
+        // Spilled pages read back for the stream go back to the kernel as it goes (every 1 Mi
+        // ranges), so a write of many spilled ranges does not bring them all into memory.
+        if ((i & 0xFFFFF) == 0) ts->ranges.evict_spilled();
+      }
       const LocalRange* r = ts->ranges.at(i);
       if (r == nullptr) throw std::runtime_error("a planned range is missing");  // cannot happen: published
       rec.pid = pid;
