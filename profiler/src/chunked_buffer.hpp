@@ -2,7 +2,9 @@
 // lock; any thread may read the published prefix (and look a record up by index) concurrently.
 // Storage is a list of chunks of doubling size (512, 1024, 2048 ... records), so records never
 // move, a thread that records little costs little, and a busy thread takes few page faults
-// (large chunks are mmap'ed and marked for transparent huge pages).
+// (large chunks are mmap'ed and marked for transparent huge pages). Past the memory budget a
+// chunk comes from the spill file (spill_file.hpp) when spilling is on: such a chunk is not
+// counted against the budget, and its pages can be handed back to the kernel (evict_spilled).
 #pragma once
 
 #include <sys/mman.h>
@@ -12,6 +14,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <type_traits>
+
+#include "spill_file.hpp"
 
 namespace amdahl::profiler::detail {
 
@@ -22,6 +27,8 @@ std::int64_t buffer_bytes_budget() noexcept;
 
 template <class T>
 class ChunkedBuffer {
+  static_assert(std::is_trivially_destructible_v<T>, "mapped chunks are unmapped without destroying records");
+
  public:
   static constexpr unsigned kBaseBits = 9;  // the first chunk holds 512 records
   static constexpr std::uint64_t kBase = std::uint64_t{1} << kBaseBits;
@@ -45,7 +52,7 @@ class ChunkedBuffer {
     locate(i, k, off);
     T* chunk = chunks_[k].load(std::memory_order_relaxed);
     if (chunk == nullptr) {
-      chunk = allocate_chunk(k);
+      chunk = allocate_chunk(k, spilled_[k]);
       if (chunk == nullptr) return nullptr;
       chunks_[k].store(chunk, std::memory_order_release);
     }
@@ -72,16 +79,43 @@ class ChunkedBuffer {
     return chunk == nullptr ? nullptr : &chunk[off];
   }
 
+  // Records among the first `n` that lie in spilled chunks.
+  std::uint64_t spilled_records(std::uint64_t n) const noexcept {
+    std::uint64_t count = 0;
+    for (unsigned k = 0; k < kMaxChunks; ++k) {
+      const std::uint64_t first = kBase * ((std::uint64_t{1} << k) - 1);
+      if (first >= n) break;
+      if (chunks_[k].load(std::memory_order_acquire) == nullptr || !spilled_[k]) continue;
+      const std::uint64_t end = first + (kBase << k);
+      count += (end < n ? end : n) - first;
+    }
+    return count;
+  }
+
+  // Any thread: hands the pages of the spilled chunks back to the kernel (the data stays in the
+  // spill file; a later access reads it back in).
+  void evict_spilled() const noexcept {
+    for (unsigned k = 0; k < kMaxChunks; ++k) {
+      T* chunk = chunks_[k].load(std::memory_order_acquire);
+      if (chunk != nullptr && spilled_[k]) spill_evict(chunk, chunk_bytes(k));
+    }
+  }
+
   // Frees all storage (only when no other thread can touch the buffer: the child after fork).
   void release() noexcept {
     for (unsigned k = 0; k < kMaxChunks; ++k) {
       T* chunk = chunks_[k].exchange(nullptr, std::memory_order_relaxed);
       if (chunk == nullptr) continue;
       const std::size_t bytes = chunk_bytes(k);
-      for (std::uint64_t j = 0; j < (kBase << k); ++j) chunk[j].~T();
+      if (spilled_[k]) {
+        ::munmap(chunk, spill_rounded(bytes));
+        spilled_[k] = false;
+        continue;
+      }
       if (bytes >= kMmapThreshold) {
-        ::munmap(chunk, bytes);
+        ::munmap(chunk, bytes);  // records used as mapped (allocate_chunk): nothing to destroy
       } else {
+        for (std::uint64_t j = 0; j < (kBase << k); ++j) chunk[j].~T();
         ::operator delete(chunk, std::align_val_t{alignof(T)});
       }
       buffer_bytes_in_use().fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
@@ -101,12 +135,19 @@ class ChunkedBuffer {
     return static_cast<std::size_t>(sizeof(T) * (kBase << k));
   }
 
-  static T* allocate_chunk(unsigned k) noexcept {
+  // The chunk's storage: memory within the budget, else (spilling on) a region of the spill
+  // file. Mapped storage (large chunks, spilled chunks) starts zeroed and its records are used as
+  // they are: every record type here is valid all-zero and its recording function sets every
+  // field that is read back.
+  static T* allocate_chunk(unsigned k, bool& spilled) noexcept {
     const std::size_t bytes = chunk_bytes(k);
     auto& used = buffer_bytes_in_use();
     if (used.load(std::memory_order_relaxed) + static_cast<std::int64_t>(bytes) >
         buffer_bytes_budget()) {
-      return nullptr;
+      void* mem = spill_map(bytes);
+      if (mem == nullptr) return nullptr;
+      spilled = true;
+      return static_cast<T*>(mem);
     }
     void* mem = nullptr;
     if (bytes >= kMmapThreshold) {
@@ -121,11 +162,16 @@ class ChunkedBuffer {
     }
     used.fetch_add(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
     T* chunk = static_cast<T*>(mem);
-    for (std::uint64_t j = 0; j < (kBase << k); ++j) new (&chunk[j]) T();
+    // A mapped chunk is zero-filled already: its pages are touched only as records fill them (no
+    // burst of page faults on the recording thread, and memory grows with what is recorded).
+    if (bytes < kMmapThreshold) {
+      for (std::uint64_t j = 0; j < (kBase << k); ++j) new (&chunk[j]) T();
+    }
     return chunk;
   }
 
   std::atomic<T*> chunks_[kMaxChunks] = {};
+  bool spilled_[kMaxChunks] = {};  // written before the chunk is published (release)
   std::uint64_t size_ = 0;  // owner's view
   std::atomic<std::uint64_t> published_{0};
 };

@@ -17,7 +17,9 @@
 #include "elf_probe.hpp"
 #include "log.hpp"
 #include "proc_info.hpp"
+#include "spill_file.hpp"
 #include "step_window.hpp"
+#include "tsc_clock.hpp"
 
 namespace amdahl::profiler {
 namespace detail {
@@ -62,6 +64,7 @@ std::atomic<std::int64_t> g_bytes_in_use{0};
 std::atomic<std::uint64_t> g_range_ends{0};    // successful nvtxRangeEnd calls
 std::atomic<std::uint64_t> g_diag_changes{0};  // count_diagnostic calls
 std::int64_t g_bytes_budget = std::int64_t{1024} << 20;
+bool g_clock_forced_monotonic = false;  // AMDAHL_CLOCK=monotonic: said in the part's diagnostics
 
 // The GPU trace window (AMDAHL_GPU_STEPS). g_step_watch is the id of "step" while steps are
 // counted, kNoWatch otherwise: the push/start hot path pays one relaxed load and compare.
@@ -199,6 +202,7 @@ void fork_child() noexcept {
     c.part_path.clear();
   }
   reset_write_state();
+  spill_after_fork_child();
   flusher_after_fork_child();
   g_recording.store(false, std::memory_order_relaxed);
 }
@@ -220,6 +224,14 @@ __attribute__((constructor)) void collector_load() noexcept {
                         n > 0 ? exe : "this program", static_cast<int>(::getpid()));
     return;
   }
+  // The clock first: every timestamp from here on (start_ns included) comes from it.
+  const char* clock_env = std::getenv("AMDAHL_CLOCK");
+  const bool force_monotonic = clock_env != nullptr && std::strcmp(clock_env, "monotonic") == 0;
+  if (clock_env != nullptr && *clock_env != '\0' && !force_monotonic && std::strcmp(clock_env, "auto") != 0) {
+    detail::log_message(detail::LogLevel::Warn, "AMDAHL_CLOCK=%s is not auto or monotonic: using auto", clock_env);
+  }
+  clock_init(force_monotonic);
+  g_clock_forced_monotonic = force_monotonic;
   g_core = new (std::nothrow) Core();
   if (g_core == nullptr) return;
   Core& c = core();
@@ -253,6 +265,13 @@ __attribute__((constructor)) void collector_load() noexcept {
       g_enabled = false;
     }
   }
+  // Past the memory budget: spill to the part directory (default) or drop (spill_file.hpp).
+  const char* on_full = std::getenv("AMDAHL_ON_FULL");
+  const bool drop = on_full != nullptr && std::strcmp(on_full, "drop") == 0;
+  if (g_enabled && on_full != nullptr && *on_full != '\0' && !drop && std::strcmp(on_full, "spill") != 0) {
+    detail::log_message(detail::LogLevel::Warn, "AMDAHL_ON_FULL=%s is not spill or drop: spilling", on_full);
+  }
+  if (g_enabled) spill_configure(dir, !drop);
   ::pthread_atfork(fork_prepare, fork_parent, fork_child);
   if (g_enabled && g_window_set) g_step_watch.store(intern("step"), std::memory_order_relaxed);
   if (const char* v = std::getenv("AMDAHL_RANGE_CPU"); g_enabled && (v == nullptr || std::strcmp(v, "0") != 0)) {
@@ -434,7 +453,7 @@ __attribute__((noinline)) void close_cpu(ThreadState* ts, const LocalRange* rec,
 int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
                const format::Payload& payload) noexcept {
   if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] note_step_start(ts);
-  const std::int64_t t = now_ns();
+  const std::int64_t t = clock_now_ns();
   auto& st = ts->stack;
   const StackEntry* top = st.empty() ? nullptr : &st.back();
   const std::int32_t depth = top == nullptr ? 0 : top->depth + 1;
@@ -470,7 +489,7 @@ namespace {
 // every other pop (inlined into both callers, so the common one carries no CPU code at all).
 __attribute__((always_inline)) inline int pop_range_impl(ThreadState* ts, format::StrId domain,
                                                          const CpuClocks* cpu) noexcept {
-  const std::int64_t t = now_ns();
+  const std::int64_t t = clock_now_ns();
   auto& st = ts->stack;
   std::size_t i = st.size();
   while (i > 0 && st[i - 1].domain != domain) --i;
@@ -516,7 +535,7 @@ constexpr std::uint64_t kIdLocalMask = (std::uint64_t{1} << kIdLocalBits) - 1;
 std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
                           const format::Payload& payload) noexcept {
   if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] note_step_start(ts);
-  const std::int64_t t = now_ns();
+  const std::int64_t t = clock_now_ns();
   LocalRange* r = ts->ranges.reserve();
   if (r == nullptr) {
     g_dropped_ranges.fetch_add(1, std::memory_order_relaxed);
@@ -539,7 +558,7 @@ std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId n
 
 void end_range(std::uint64_t id) noexcept {
   if (!g_enabled || id == 0) return;  // id 0: the start was dropped (already counted)
-  const std::int64_t t = now_ns();
+  const std::int64_t t = clock_now_ns();
   const auto epoch = static_cast<std::uint32_t>(id >> kIdEpochShift);
   const auto index = static_cast<std::uint32_t>((id >> kIdThreadShift) & 0xFFFFFu);
   const std::uint64_t local_plus_one = id & kIdLocalMask;
@@ -559,7 +578,7 @@ void end_range(std::uint64_t id) noexcept {
 
 void add_mark(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
               const format::Payload& payload) noexcept {
-  const std::int64_t t = now_ns();
+  const std::int64_t t = clock_now_ns();
   LocalMark* m = ts->marks.reserve();
   if (m == nullptr) {
     g_dropped_marks.fetch_add(1, std::memory_order_relaxed);
@@ -647,6 +666,19 @@ std::vector<std::pair<std::string, std::uint64_t>> diagnostics_snapshot() {
   if (auto n = g_dropped_marks.load(std::memory_order_relaxed)) {
     out.emplace_back("collector.dropped_marks", n);
   }
+  if (g_clock_forced_monotonic) out.emplace_back("collector.clock_monotonic", 1);
+  // Records kept on disk past the memory budget (all of them are in the part).
+  std::uint64_t spilled_ranges = 0;
+  std::uint64_t spilled_marks = 0;
+  const std::uint32_t n = thread_count();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (const ThreadState* ts = thread_at(i)) {
+      spilled_ranges += ts->ranges.spilled_records(ts->ranges.published());
+      spilled_marks += ts->marks.spilled_records(ts->marks.published());
+    }
+  }
+  if (spilled_ranges != 0) out.emplace_back("collector.spilled_ranges", spilled_ranges);
+  if (spilled_marks != 0) out.emplace_back("collector.spilled_marks", spilled_marks);
   return out;
 }
 
@@ -712,6 +744,17 @@ std::uint64_t activity_count() noexcept {
   return sum;
 }
 
+void evict_spilled_records() noexcept {
+  const std::uint32_t n = thread_count();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (const ThreadState* ts = thread_at(i)) {
+      ts->ranges.evict_spilled();
+      ts->marks.evict_spilled();
+      ts->cpu.evict_spilled();
+    }
+  }
+}
+
 bool have_part_hooks() noexcept {
   try {
     std::lock_guard<std::mutex> lock(core().hooks_mu);
@@ -725,11 +768,7 @@ bool have_part_hooks() noexcept {
 
 // --- the exported interface (collector_core.hpp) --------------------------------------------
 
-std::int64_t now_ns() noexcept {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+std::int64_t now_ns() noexcept { return detail::clock_now_ns(); }
 
 std::uint64_t current_tid() noexcept {
   if (detail::t_state != nullptr) return detail::t_state->tid;

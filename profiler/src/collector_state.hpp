@@ -171,6 +171,9 @@ bool exit_written() noexcept;
 // A number that changes whenever a record is added or closed, or a diagnostic counted (a sum
 // of counters read without locks; for the flusher's "anything new?" check).
 std::uint64_t activity_count() noexcept;
+// Hands the pages of every spilled chunk back to the kernel (spill_file.hpp): the flusher, on
+// each look, and the part writer after each write.
+void evict_spilled_records() noexcept;
 // Whether any part hook is registered.
 bool have_part_hooks() noexcept;
 

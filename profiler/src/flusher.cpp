@@ -17,6 +17,7 @@
 
 #include "collector_state.hpp"
 #include "log.hpp"
+#include "tsc_clock.hpp"
 
 namespace amdahl::profiler::detail {
 namespace {
@@ -52,10 +53,13 @@ void* flusher_main(void* arg) noexcept {
   std::int64_t last_write_ns = now_ns();
   std::int64_t write_cost_ms = 0;
   for (;;) {
-    sleep_ms(std::max(interval, kWriteCostFactor * write_cost_ms));
+    sleep_ms(interval);
     if (generation != g_generation.load(std::memory_order_acquire) || exit_written()) break;
-    const std::uint64_t activity = activity_count();
+    clock_recheck();  // keeps the TSC clock on CLOCK_MONOTONIC (tsc_clock.hpp)
+    evict_spilled_records();  // memory stays near the budget however much is spilled
     const std::int64_t now = now_ns();
+    if (now - last_write_ns < kWriteCostFactor * write_cost_ms * 1'000'000) continue;
+    const std::uint64_t activity = activity_count();
     // Part hooks (CUPTI) add records the activity count does not see: look at least every
     // kMaxIntervalMs when there are hooks (the writer skips the file if nothing changed).
     const bool hooks_due =

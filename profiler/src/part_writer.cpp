@@ -1,5 +1,6 @@
-// Builds this process's RecordSet from the per-thread buffers and process tables, runs the
-// registered part hooks, and writes the part file (tmp + rename via format::write_part).
+// Builds this process's RecordSet from the per-thread buffers and process tables (all but the
+// ranges, which are streamed from the buffers to the file: format::write_part_streamed), runs the
+// registered part hooks, and writes the part file (tmp + rename).
 // A later call rewrites the same file with everything recorded so far, and only when
 // something new came. Also the crash-time write (from a fatal-signal handler: try-locks only,
 // no hooks; the hooks' records of the last write are read back from the part on disk).
@@ -12,6 +13,9 @@
 #include <cstdint>
 #include <atomic>
 #include <set>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 #include "amdahl/format/part_file.hpp"
 #include "collector_state.hpp"
@@ -40,23 +44,57 @@ std::set<std::string>* g_hook_diag_keys = nullptr;
 
 thread_local bool t_in_write = false;
 
-Signature signature_of(const format::RecordSet& rs, std::uint64_t closed_ranges) {
+// ranges: the number of ranges written (they are streamed, not in rs); activity: activity_count()
+// when the write began (it moves when a range closes).
+Signature signature_of(const format::RecordSet& rs, std::uint64_t ranges, std::uint64_t activity) {
   std::uint64_t diag_total = 0;
   for (const auto& d : rs.diagnostics) diag_total += d.count;
-  return Signature{rs.ranges.size(),  closed_ranges,      rs.marks.size(),
+  return Signature{ranges,            activity,           rs.marks.size(),
                    rs.threads.size(), rs.categories.size(), rs.api_calls.size(),
                    rs.gpu_ops.size(), rs.syncs.size(),    rs.devices.size(),
                    diag_total,        rs.strings.size(),  rs.processes.size(),
                    rs.event_records.size()};
 }
 
+// One thread's ranges as the write sees them: the first `count` published (those that start by
+// the write's limit), their index base in the part, and the CPU times of its closed `amdahl` ranges.
+struct ThreadRanges {
+  const ThreadState* ts = nullptr;
+  std::uint64_t count = 0;
+  std::int64_t base = 0;
+  std::unordered_map<std::uint64_t, const LocalCpu*> cpu;
+};
+
+// The number of records of `buf` that start by limit_ns (each thread's records are in start
+// order: a binary search).
+template <class T, class StartOf>
+std::uint64_t count_until(const ChunkedBuffer<T>& buf, std::int64_t limit_ns, StartOf start_of) {
+  std::uint64_t lo = 0;
+  std::uint64_t hi = buf.published();
+  if (limit_ns == INT64_MAX) return hi;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    const T* r = buf.at(mid);
+    if (r != nullptr && start_of(*r) <= limit_ns) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// Threads, marks and the plan of the ranges (which of each thread's ranges, at which index
+// base): the ranges themselves are not copied here but streamed to the file by emit_ranges.
 // limit_ns: records that start later are left out (the crash write keeps what existed at the
-// signal, so other threads that go on recording cannot make it endless). Each thread's records
-// are in start order.
-void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t write_ns,
-                     std::int64_t limit_ns, std::uint64_t& closed, std::uint64_t& unclosed) {
+// signal, so other threads that go on recording cannot make it endless). Runs before the string
+// table is taken, so every string a planned range names is in it.
+std::vector<ThreadRanges> collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t limit_ns,
+                                          std::uint64_t& range_total) {
   const auto overrides = thread_name_overrides_snapshot();
   std::unordered_map<std::uint64_t, bool> seen;
+  std::vector<ThreadRanges> plan;
+  range_total = 0;
   const std::uint32_t n = thread_count();
   for (std::uint32_t t = 0; t < n; ++t) {
     ThreadState* ts = thread_at(t);
@@ -78,12 +116,60 @@ void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t wri
     }
     out.threads.push_back(format::ThreadRec{pid, ts->tid, name});
 
-    const auto base = static_cast<std::int64_t>(out.ranges.size());
-    const std::uint64_t nr = ts->ranges.published();
-    for (std::uint64_t i = 0; i < nr; ++i) {
+    ThreadRanges tr;
+    tr.ts = ts;
+    tr.base = static_cast<std::int64_t>(range_total);
+    tr.count = count_until(ts->ranges, limit_ns, [](const LocalRange& r) { return r.start_ns; });
+    range_total += tr.count;
+    // CPU times of closed `amdahl` ranges (published before their end: every range seen closed
+    // later has its entry here, if it got one). A range seen open keeps -1.
+    const std::uint64_t nc = ts->cpu.published();
+    for (std::uint64_t i = 0; i < nc; ++i) {
+      const LocalCpu* c = ts->cpu.at(i);
+      if (c == nullptr) break;
+      if (c->local < tr.count) tr.cpu[c->local] = c;
+    }
+    plan.push_back(std::move(tr));
+
+    const std::uint64_t nm = count_until(ts->marks, limit_ns, [](const LocalMark& m) { return m.ts_ns; });
+    for (std::uint64_t i = 0; i < nm; ++i) {
+      const LocalMark* m = ts->marks.at(i);
+      if (m == nullptr) break;
+      out.marks.push_back(format::MarkRec{pid, ts->tid, m->domain, m->name, m->category,
+                                          m->ts_ns, unpack(m->payload)});
+    }
+  }
+  // Threads named through nvtxNameOsThread that never made an NVTX call themselves.
+  for (const auto& [tid, name] : overrides) {
+    if (!seen.count(tid)) out.threads.push_back(format::ThreadRec{pid, tid, name});
+  }
+  return plan;
+}
+
+// Set when the final write is asked for: a flush in progress gives up (its file is removed) so that
+// the exit does not wait for it to finish first.
+std::atomic<bool> g_final_write_waiting{false};
+
+struct FlushAbandoned : std::runtime_error {
+  FlushAbandoned() : std::runtime_error("flush abandoned for the final write") {}
+};
+
+// Streams the planned ranges to `sink`, counting the open ones (they end at write_ns). A flush
+// looks every 64 Ki ranges whether the final write is waiting, and gives up if so.
+void emit_ranges(const std::vector<ThreadRanges>& plan, std::uint32_t pid, std::int64_t write_ns,
+                 const format::RangeSink& sink, std::uint64_t& unclosed, bool flush) {
+  format::RangeRec rec;
+  for (const ThreadRanges& tr : plan) {
+    const ThreadState* ts = tr.ts;
+    for (std::uint64_t i = 0; i < tr.count; ++i) {
+      if ((i & 0xFFFF) == 0 && i != 0) {
+        if (flush && g_final_write_waiting.load(std::memory_order_relaxed)) throw FlushAbandoned();
+        // Spilled pages read back for the stream go back to the kernel as it goes (every 1 Mi
+        // ranges), so a write of many spilled ranges does not bring them all into memory.
+        if ((i & 0xFFFFF) == 0) ts->ranges.evict_spilled();
+      }
       const LocalRange* r = ts->ranges.at(i);
-      if (r == nullptr || r->start_ns > limit_ns) break;
-      format::RangeRec rec;
+      if (r == nullptr) throw std::runtime_error("a planned range is missing");  // cannot happen: published
       rec.pid = pid;
       rec.tid = ts->tid;
       rec.domain = r->domain;
@@ -91,9 +177,11 @@ void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t wri
       rec.category = r->category;
       rec.kind = r->kind;
       rec.depth = r->depth;
-      rec.parent = r->parent_local < 0 ? -1 : base + r->parent_local;
+      rec.parent = r->parent_local < 0 ? -1 : tr.base + r->parent_local;
       rec.start_ns = r->start_ns;
       rec.payload = unpack(PackedPayload{r->payload_bits, r->payload_kind});
+      rec.thread_cpu_ns = -1;
+      rec.process_cpu_ns = -1;
       const std::int64_t end = r->end_ns.load(std::memory_order_acquire);
       if (end == 0) {
         rec.end_ns = write_ns < rec.start_ns ? rec.start_ns : write_ns;
@@ -102,37 +190,18 @@ void collect_threads(format::RecordSet& out, std::uint32_t pid, std::int64_t wri
         ++unclosed;
       } else {
         rec.end_ns = end;
+        rec.unclosed = false;
         const std::uint32_t et = r->end_tid.load(std::memory_order_acquire);
         rec.end_tid = et != 0 ? et : ts->tid;
-        ++closed;
+        if (!tr.cpu.empty()) {
+          if (auto it = tr.cpu.find(i); it != tr.cpu.end()) {
+            rec.thread_cpu_ns = it->second->thread_cpu_ns;
+            rec.process_cpu_ns = it->second->process_cpu_ns;
+          }
+        }
       }
-      out.ranges.push_back(rec);
+      sink(rec);
     }
-    // CPU times of closed `amdahl` ranges (published before their end: every range seen closed
-    // above has its entry here, if it got one). A range seen open keeps -1.
-    const auto added = static_cast<std::uint64_t>(static_cast<std::int64_t>(out.ranges.size()) - base);
-    const std::uint64_t nc = ts->cpu.published();
-    for (std::uint64_t i = 0; i < nc; ++i) {
-      const LocalCpu* c = ts->cpu.at(i);
-      if (c == nullptr) break;
-      if (c->local >= added) continue;
-      format::RangeRec& rec = out.ranges[static_cast<std::size_t>(base) + c->local];
-      if (rec.unclosed) continue;
-      rec.thread_cpu_ns = c->thread_cpu_ns;
-      rec.process_cpu_ns = c->process_cpu_ns;
-    }
-
-    const std::uint64_t nm = ts->marks.published();
-    for (std::uint64_t i = 0; i < nm; ++i) {
-      const LocalMark* m = ts->marks.at(i);
-      if (m == nullptr || m->ts_ns > limit_ns) break;
-      out.marks.push_back(format::MarkRec{pid, ts->tid, m->domain, m->name, m->category,
-                                          m->ts_ns, unpack(m->payload)});
-    }
-  }
-  // Threads named through nvtxNameOsThread that never made an NVTX call themselves.
-  for (const auto& [tid, name] : overrides) {
-    if (!seen.count(tid)) out.threads.push_back(format::ThreadRec{pid, tid, name});
   }
 }
 
@@ -161,10 +230,12 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   if (info.part_path.empty()) return;
   const std::int64_t write_ns = std::min(now_ns(), limit_ns);
   format::RecordSet out;
+  // Taken first: anything recorded from here on makes the next look write again.
+  const std::uint64_t activity = activity_count();
 
-  std::uint64_t closed = 0;
-  std::uint64_t unclosed = 0;
-  collect_threads(out, info.pid, write_ns, limit_ns, closed, unclosed);
+  std::uint64_t range_total = 0;
+  const std::vector<ThreadRanges> plan = collect_threads(out, info.pid, limit_ns, range_total);
+  const format::StrId unclosed_key = intern("nvtx.unclosed_range");  // before the string table
 
   for (auto c : categories_snapshot()) {
     c.pid = info.pid;
@@ -172,7 +243,6 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
   }
 
   auto diags = diagnostics_snapshot();
-  if (unclosed > 0) diags.emplace_back("nvtx.unclosed_range", unclosed);
   if (kind == WriteKind::Flush) diags.emplace_back("collector.flushed_before_exit", 1);
   // Read by the merge: the next part of this pid is this process after the exec, not a reused pid.
   if (kind == WriteKind::Exec) diags.emplace_back("collector.exec", 1);
@@ -212,10 +282,24 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
 
   out.strings = strings_snapshot();
 
-  const Signature sig = signature_of(out, closed);
+  const Signature sig = signature_of(out, range_total, activity);
   if (g_written && sig == g_last_signature) return;
+  // The ranges go from the thread buffers straight to the file (no copy of them all in memory);
+  // the count of open ones joins the diagnostics, which follow the ranges in the file.
+  std::uint64_t unclosed = 0;
+  format::RangeStream stream;
+  stream.count = range_total;
+  stream.emit = [&](const format::RangeSink& sink) {
+    emit_ranges(plan, info.pid, write_ns, sink, unclosed, kind == WriteKind::Flush);
+  };
+  stream.finish = [&](format::RecordSet& rs) {
+    if (unclosed > 0) rs.diagnostics.push_back(format::DiagRec{info.pid, unclosed_key, unclosed, format::kNoString});
+  };
   std::string error;
-  if (format::write_part(out, info.part_path, &error)) {
+  const bool wrote = format::write_part_streamed(out, stream, info.part_path, &error);
+  evict_spilled_records();  // the stream read the spilled pages back in
+  if (!wrote && kind == WriteKind::Flush && g_final_write_waiting.load()) return;  // abandoned: not an error
+  if (wrote) {
     // The start marker has done its job once a part exists (unlink: async-signal-safe).
     if (!g_written) ::unlink((info.part_path + ".started").c_str());
     g_written = true;
@@ -229,8 +313,8 @@ void write_locked(WriteKind kind, int signal, std::int64_t limit_ns) {
         if (key < out.strings.size()) g_hook_diag_keys->insert(out.strings[key]);
       }
     }
-    log_message(LogLevel::Debug, "wrote %s (%zu ranges, %zu marks)", info.part_path.c_str(),
-                out.ranges.size(), out.marks.size());
+    log_message(LogLevel::Debug, "wrote %s (%llu ranges, %zu marks)", info.part_path.c_str(),
+                static_cast<unsigned long long>(range_total), out.marks.size());
   } else if (!g_warned_write_failure) {
     g_warned_write_failure = true;
     log_message(LogLevel::Error, "cannot write part %s: %s", info.part_path.c_str(),
@@ -264,6 +348,7 @@ bool crash_locks_free() noexcept {
 
 void reset_write_state() noexcept {
   g_written = false;
+  g_final_write_waiting.store(false);
   g_last_signature = Signature{};
   g_warned_write_failure = false;
   g_exit_written.store(false);
@@ -276,6 +361,9 @@ void write_part(WriteKind kind, int signal) noexcept {
   if (!collector_enabled() || t_in_write) return;  // a hook calling back is ignored
   if (kind != WriteKind::Crash && g_crashing.load()) return;
   t_in_write = true;
+  // A flush in progress gives up, so this write does not wait for it (an exec's write lets later
+  // flushes run again: the exec may fail and the process go on).
+  if (kind != WriteKind::Flush) g_final_write_waiting.store(true);
   try {
     if (kind == WriteKind::Crash || kind == WriteKind::QuickExit) {
       if (kind == WriteKind::Crash) g_crashing.store(true);
@@ -313,6 +401,7 @@ void write_part(WriteKind kind, int signal) noexcept {
   } catch (...) {
     log_message(LogLevel::Error, "writing the part failed");
   }
+  if (kind == WriteKind::Exec) g_final_write_waiting.store(false);
   t_in_write = false;
 }
 

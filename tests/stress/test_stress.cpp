@@ -58,11 +58,11 @@ TEST_CASE("threads x ranges: every range and mark is kept, none dropped") {
   for (const auto& [tid, count] : per_thread) CHECK(count == n);
 }
 
-TEST_CASE("the memory budget drops past the cap and counts every dropped range") {
+TEST_CASE("the memory budget with AMDAHL_ON_FULL=drop drops past the cap and counts every dropped range") {
   TempDir dir;
   // 1 MiB of record storage holds a few thousand 56-byte ranges; 200 000 do not fit.
   const RunResult r = run({stress_helper(), "threads", "2", "100000"},
-                          env_for(dir, {"AMDAHL_MEMORY_BUDGET_MB=1"}));
+                          env_for(dir, {"AMDAHL_MEMORY_BUDGET_MB=1", "AMDAHL_ON_FULL=drop"}));
   CHECK(r.exit_code == 0);
   const RecordSet rs = only_part(dir);
   const std::uint64_t dropped = diag(rs, "collector.dropped_ranges");
@@ -70,6 +70,50 @@ TEST_CASE("the memory budget drops past the cap and counts every dropped range")
   CHECK(dropped > 0);
   CHECK(rs.ranges.size() + dropped == 200000);
   CHECK(rs.marks.size() + diag(rs, "collector.dropped_marks") == 200);
+  CHECK(diag(rs, "collector.spilled_ranges") == 0);
+}
+
+TEST_CASE("past the memory budget records spill to disk by default: every range is kept") {
+  TempDir dir;
+  const RunResult r = run({stress_helper(), "threads", "2", "100000"},
+                          env_for(dir, {"AMDAHL_MEMORY_BUDGET_MB=1", "AMDAHL_FLUSH_MS=50"}));
+  CHECK(r.exit_code == 0);
+  const RecordSet rs = only_part(dir);  // the spill file is unlinked: nothing else in the folder
+  CHECK(rs.ranges.size() == 200000);
+  CHECK(rs.marks.size() == 200);
+  CHECK(diag(rs, "collector.dropped_ranges") == 0);
+  CHECK(diag(rs, "collector.dropped_marks") == 0);
+  const std::uint64_t spilled = diag(rs, "collector.spilled_ranges");
+  CHECK(spilled > 100000);  // most of them: 1 MiB holds a few thousand
+  CHECK(spilled < 200000);
+  std::map<std::uint64_t, long> per_thread;
+  std::set<std::string> names;
+  for (const auto& x : rs.ranges) {
+    ++per_thread[x.tid];
+    CHECK_FALSE(x.unclosed);
+    CHECK(x.end_ns >= x.start_ns);
+    names.insert(rs.str(x.name));
+  }
+  CHECK(names.size() == 16);
+  REQUIRE(per_thread.size() == 2);
+  for (const auto& [tid, count] : per_thread) CHECK(count == 100000);
+}
+
+TEST_CASE("spilled nested ranges keep their depths and parents") {
+  TempDir dir;
+  const RunResult r = run({stress_helper(), "deep", "100000"}, env_for(dir, {"AMDAHL_MEMORY_BUDGET_MB=1"}));
+  CHECK(r.exit_code == 0);
+  const RecordSet rs = only_part(dir);
+  REQUIRE(rs.ranges.size() == 100000);
+  CHECK(diag(rs, "collector.spilled_ranges") > 50000);
+  long bad = 0;
+  for (std::size_t i = 0; i < rs.ranges.size(); ++i) {
+    if (rs.ranges[i].depth != static_cast<std::int32_t>(i) || rs.ranges[i].parent != static_cast<std::int64_t>(i) - 1 ||
+        rs.ranges[i].unclosed || (i > 0 && rs.ranges[i].end_ns > rs.ranges[i - 1].end_ns)) {
+      ++bad;
+    }
+  }
+  CHECK(bad == 0);
 }
 
 TEST_CASE("10 000 nested levels keep their depths and parents") {

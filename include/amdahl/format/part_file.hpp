@@ -3,6 +3,8 @@
 // temporary name and renamed, so a part under its final name is complete.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -38,6 +40,20 @@ void check_part_records(const RecordSet& rs);
 
 // Writes `path`.tmp then renames it to `path`. Never throws; false and `error` on failure.
 bool write_part(const RecordSet& rs, const std::string& path, std::string* error) noexcept;
+// A part whose ranges are not held in a RecordSet (the collector's exit write, from its thread
+// buffers): `count` ranges, handed one by one, in order, to the sink by `emit`; then `finish`
+// (optional) may still change the sections that follow the ranges (marks, diagnostics, ...).
+// A count that does not match what `emit` hands over fails the write.
+using RangeSink = std::function<void(const RangeRec&)>;
+struct RangeStream {
+  std::uint64_t count = 0;
+  std::function<void(const RangeSink&)> emit;
+  std::function<void(RecordSet&)> finish;
+};
+// write_part with rs.ranges (ignored) replaced by `ranges`. Never throws; false and `error` on
+// failure.
+bool write_part_streamed(RecordSet& rs, const RangeStream& ranges, const std::string& path,
+                         std::string* error) noexcept;
 // Reads a whole part file. Throws PartError.
 RecordSet read_part(const std::string& path);
 

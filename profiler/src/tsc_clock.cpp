@@ -1,0 +1,238 @@
+// The collector's clock (tsc_clock.hpp): the pure conversion math, the invariant-TSC check, the
+// calibration at load, the re-check, and the hot-path read (one rdtsc, a seqlock-read of the
+// scale, one 128-bit multiply).
+#include "tsc_clock.hpp"
+
+#include <time.h>
+
+#include <atomic>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+namespace amdahl::profiler::detail {
+
+// 128-bit products (GCC and clang; __extension__ keeps -Wpedantic quiet).
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+std::uint64_t tsc_mult(std::uint64_t dtsc, std::int64_t dns) noexcept {
+  if (dtsc == 0 || dns <= 0) return 0;
+  const u128 m = (static_cast<u128>(dns) << kTscShift) / dtsc;
+  return m > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(m);
+}
+
+TscScale tsc_line(std::uint64_t tsc0, std::int64_t ns0, std::uint64_t mult) noexcept {
+  return TscScale{tsc0, ns0, mult, tsc0, ns0, mult};
+}
+
+std::int64_t tsc_to_ns(const TscScale& s, std::uint64_t tsc) noexcept {
+  const auto d1 = static_cast<std::int64_t>(tsc - s.tsc1);
+  if (d1 >= 0) {
+    const i128 p = static_cast<i128>(d1) * static_cast<i128>(s.mult1);
+    return s.ns1 + static_cast<std::int64_t>(p >> kTscShift);
+  }
+  const auto d = static_cast<std::int64_t>(tsc - s.tsc0);
+  const i128 p = static_cast<i128>(d) * static_cast<i128>(s.mult);
+  return s.ns0 + static_cast<std::int64_t>(p >> kTscShift);
+}
+
+TscScale tsc_slew(const TscScale& cur, std::uint64_t tsc_now, std::int64_t mono_now,
+                  std::uint64_t mult_true, std::uint64_t horizon) noexcept {
+  const std::int64_t here = tsc_to_ns(cur, tsc_now);
+  if (horizon == 0 || mult_true == 0) return tsc_line(tsc_now, here, cur.mult1);
+  TscScale next = tsc_line(tsc_now, here, mult_true);
+  const std::int64_t target = tsc_to_ns(tsc_line(tsc_now, mono_now, mult_true), tsc_now + horizon);
+  std::uint64_t m = tsc_mult(horizon, target - next.ns0);
+  const std::uint64_t lo = mult_true / 2;
+  const std::uint64_t hi = mult_true > UINT64_MAX / 2 ? UINT64_MAX : mult_true * 2;
+  if (m < lo) m = lo;
+  if (m > hi) m = hi;
+  next.mult = m;
+  next.tsc1 = tsc_now + horizon;
+  next.ns1 = tsc_to_ns(tsc_line(tsc_now, here, m), next.tsc1);
+  next.mult1 = mult_true;
+  return next;
+}
+
+bool cpuinfo_flags_invariant_tsc(const char* line) noexcept {
+  if (line == nullptr) return false;
+  auto has = [line](const char* word) {
+    const std::size_t n = std::strlen(word);
+    for (const char* p = std::strstr(line, word); p != nullptr; p = std::strstr(p + 1, word)) {
+      const bool start = p == line || p[-1] == ' ' || p[-1] == '\t' || p[-1] == ':';
+      const char e = p[n];
+      if (start && (e == '\0' || e == ' ' || e == '\n' || e == '\t')) return true;
+    }
+    return false;
+  };
+  return has("constant_tsc") && has("nonstop_tsc");
+}
+
+namespace {
+
+std::int64_t mono_ns() noexcept {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+#if defined(__x86_64__)
+inline std::uint64_t read_tsc() noexcept { return __rdtsc(); }
+#else
+inline std::uint64_t read_tsc() noexcept { return 0; }
+#endif
+
+struct Pair {
+  std::uint64_t tsc = 0;
+  std::int64_t ns = 0;
+};
+
+// A TSC reading and a CLOCK_MONOTONIC reading taken together: of a few tries, the one whose TSC
+// bracket around clock_gettime is tightest, its TSC taken at the bracket's middle.
+Pair read_pair() noexcept {
+  Pair best;
+  std::uint64_t width = UINT64_MAX;
+  for (int i = 0; i < 7; ++i) {
+    const std::uint64_t a = read_tsc();
+    const std::int64_t ns = mono_ns();
+    const std::uint64_t b = read_tsc();
+    if (b >= a && b - a < width) {
+      width = b - a;
+      best = Pair{a + (b - a) / 2, ns};
+    }
+  }
+  return best;
+}
+
+// The scale, written by clock_init and clock_recheck (one writer at a time: g_recheck_busy),
+// read on every timestamp through a sequence lock.
+struct alignas(64) SharedScale {
+  std::atomic<std::uint32_t> seq{0};
+  std::atomic<std::uint64_t> tsc0{0};
+  std::atomic<std::int64_t> ns0{0};
+  std::atomic<std::uint64_t> mult{0};
+  std::atomic<std::uint64_t> tsc1{0};
+  std::atomic<std::int64_t> ns1{0};
+  std::atomic<std::uint64_t> mult1{0};
+};
+SharedScale g_scale;
+std::atomic<bool> g_use_tsc{false};
+std::atomic<bool> g_recheck_busy{false};
+ClockSource g_source = ClockSource::Monotonic;
+Pair g_origin;                   // the first calibration pair: the long baseline of the rate
+std::uint64_t g_last_check = 0;  // TSC of the last re-check
+
+void publish(const TscScale& s) noexcept {
+  const std::uint32_t q = g_scale.seq.load(std::memory_order_relaxed);
+  g_scale.seq.store(q + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  g_scale.tsc0.store(s.tsc0, std::memory_order_relaxed);
+  g_scale.ns0.store(s.ns0, std::memory_order_relaxed);
+  g_scale.mult.store(s.mult, std::memory_order_relaxed);
+  g_scale.tsc1.store(s.tsc1, std::memory_order_relaxed);
+  g_scale.ns1.store(s.ns1, std::memory_order_relaxed);
+  g_scale.mult1.store(s.mult1, std::memory_order_relaxed);
+  g_scale.seq.store(q + 2, std::memory_order_release);
+}
+
+// Reads the scale; false if a writer stayed in the middle of an update (a signal handler that
+// interrupted the re-check on its own thread): the caller reads CLOCK_MONOTONIC instead.
+bool load_scale(TscScale& out) noexcept {
+  for (int tries = 0; tries < 1000; ++tries) {
+    const std::uint32_t q = g_scale.seq.load(std::memory_order_acquire);
+    TscScale s{g_scale.tsc0.load(std::memory_order_relaxed), g_scale.ns0.load(std::memory_order_relaxed),
+               g_scale.mult.load(std::memory_order_relaxed), g_scale.tsc1.load(std::memory_order_relaxed),
+               g_scale.ns1.load(std::memory_order_relaxed), g_scale.mult1.load(std::memory_order_relaxed)};
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((q & 1u) == 0 && g_scale.seq.load(std::memory_order_relaxed) == q) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Plausible TSC rates: 100 MHz to 20 GHz (mult = 2^32 ns per tick).
+bool plausible(std::uint64_t mult) noexcept {
+  const std::uint64_t per_ghz = std::uint64_t{1} << kTscShift;  // 1 tick = 1 ns
+  return mult >= per_ghz / 20 && mult <= per_ghz * 10;
+}
+
+}  // namespace
+
+bool cpu_has_invariant_tsc() noexcept {
+#if defined(__x86_64__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0x80000000u, &a, &b, &c, &d) == 0 || a < 0x80000007u) return false;
+  if (__get_cpuid(0x80000007u, &a, &b, &c, &d) == 0) return false;
+  return (d & (1u << 8)) != 0;
+#else
+  return false;
+#endif
+}
+
+void clock_init(bool force_monotonic) noexcept {
+  g_use_tsc.store(false, std::memory_order_relaxed);
+  g_source = ClockSource::Monotonic;
+  if (force_monotonic || !cpu_has_invariant_tsc()) return;
+  const Pair a = read_pair();
+  std::int64_t ns = a.ns;
+  while (ns - a.ns < 200'000) ns = mono_ns();  // 200 us: the first rate, refined by re-checks
+  const Pair b = read_pair();
+  const std::uint64_t mult = b.tsc > a.tsc ? tsc_mult(b.tsc - a.tsc, b.ns - a.ns) : 0;
+  if (!plausible(mult)) return;
+  g_origin = a;
+  g_last_check = b.tsc;
+  publish(tsc_line(b.tsc, b.ns, mult));
+  g_source = ClockSource::Tsc;
+  g_use_tsc.store(true, std::memory_order_release);
+}
+
+ClockSource clock_source() noexcept { return g_source; }
+
+std::int64_t clock_now_ns() noexcept {
+  if (g_use_tsc.load(std::memory_order_relaxed)) [[likely]] {
+    TscScale s;
+    if (load_scale(s)) [[likely]] return tsc_to_ns(s, read_tsc());
+  }
+  return mono_ns();
+}
+
+std::int64_t clock_recheck() noexcept {
+  if (!g_use_tsc.load(std::memory_order_acquire)) return 0;
+  if (g_recheck_busy.exchange(true, std::memory_order_acquire)) return 0;
+  const Pair now = read_pair();
+  TscScale cur;
+  if (!load_scale(cur)) {
+    g_recheck_busy.store(false, std::memory_order_release);
+    return 0;
+  }
+  const std::int64_t error = tsc_to_ns(cur, now.tsc) - now.ns;
+  if (now.tsc > g_origin.tsc && now.tsc > g_last_check) {
+    const std::uint64_t mult_true = tsc_mult(now.tsc - g_origin.tsc, now.ns - g_origin.ns);
+    if (plausible(mult_true)) {
+      // The error is worked off over the next ~100 ms of ticks.
+      const std::uint64_t horizon = static_cast<std::uint64_t>(
+          (static_cast<u128>(100'000'000) << kTscShift) / mult_true);
+      publish(tsc_slew(cur, now.tsc, now.ns, mult_true, horizon));
+      g_last_check = now.tsc;
+    }
+  }
+  g_recheck_busy.store(false, std::memory_order_release);
+  return error;
+}
+
+std::uint64_t clock_tsc_khz() noexcept {
+  if (!g_use_tsc.load(std::memory_order_acquire)) return 0;
+  TscScale s;
+  const std::uint64_t m = load_scale(s) ? s.mult1 : 0;
+  if (m == 0) return 0;
+  // kHz = 1e6 / (ns per tick) = 1e6 * 2^32 / mult
+  return static_cast<std::uint64_t>((static_cast<u128>(1'000'000) << kTscShift) / m);
+}
+
+}  // namespace amdahl::profiler::detail

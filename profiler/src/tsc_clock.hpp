@@ -1,0 +1,62 @@
+// The collector's clock: CLOCK_MONOTONIC nanoseconds, read through the TSC where the TSC is
+// invariant (CPUID 0x80000007 EDX bit 8: constant rate, runs in every C-state), else through
+// clock_gettime. A TSC reading converts with one multiply and shift against a scale (an anchor
+// pair of TSC and CLOCK_MONOTONIC readings and a rate) calibrated at load and re-checked against
+// CLOCK_MONOTONIC by the flusher thread: each re-check slews the rate so that the converted time
+// meets CLOCK_MONOTONIC again one horizon later, never stepping backwards. So converted times stay
+// on CLOCK_MONOTONIC's time base (CUPTI's timestamps and other processes' parts are merged on it).
+// AMDAHL_CLOCK=monotonic forces clock_gettime. The conversion math is pure (tsc_math below).
+#pragma once
+
+#include <cstdint>
+
+namespace amdahl::profiler::detail {
+
+// Two line segments: before tsc1, ns = ns0 + ((tsc - tsc0) * mult) >> kTscShift (signed: a TSC
+// read just before tsc0 on another core converts to a time just before ns0); from tsc1 on,
+// ns = ns1 + ((tsc - tsc1) * mult1) >> kTscShift. The first is a re-check's slew, the second the
+// true rate (a scale without a slew has tsc1 = tsc0, ns1 = ns0, mult1 = mult).
+inline constexpr unsigned kTscShift = 32;
+struct TscScale {
+  std::uint64_t tsc0 = 0;
+  std::int64_t ns0 = 0;
+  std::uint64_t mult = 0;  // nanoseconds per tick, times 2^kTscShift
+  std::uint64_t tsc1 = 0;
+  std::int64_t ns1 = 0;
+  std::uint64_t mult1 = 0;
+};
+// A one-segment scale.
+TscScale tsc_line(std::uint64_t tsc0, std::int64_t ns0, std::uint64_t mult) noexcept;
+
+// --- pure math ------------------------------------------------------------------------------
+// The rate of `dns` nanoseconds over `dtsc` ticks (0 when dtsc is 0 or dns is not positive).
+std::uint64_t tsc_mult(std::uint64_t dtsc, std::int64_t dns) noexcept;
+// A TSC reading in nanoseconds on the scale.
+std::int64_t tsc_to_ns(const TscScale& s, std::uint64_t tsc) noexcept;
+// The next scale at a re-check: anchored where the current scale puts `tsc_now` (continuous, so
+// never a step back), with a rate that reaches the true line (mono_now at tsc_now, rate
+// `mult_true`) `horizon` ticks later, and the true rate from there on. The slew's rate is kept
+// within [mult_true/2, 2*mult_true] (a large error is worked off over several re-checks), so the
+// clock never runs backwards.
+TscScale tsc_slew(const TscScale& cur, std::uint64_t tsc_now, std::int64_t mono_now,
+                  std::uint64_t mult_true, std::uint64_t horizon) noexcept;
+// Whether the flags line of /proc/cpuinfo has both constant_tsc and nonstop_tsc.
+bool cpuinfo_flags_invariant_tsc(const char* flags_line) noexcept;
+
+// --- the process's clock --------------------------------------------------------------------
+enum class ClockSource { Monotonic, Tsc };
+// Chooses and calibrates the clock (once, at collector load; ~200 us with the TSC).
+// force_monotonic: AMDAHL_CLOCK=monotonic.
+void clock_init(bool force_monotonic) noexcept;
+ClockSource clock_source() noexcept;
+// Whether this CPU reports an invariant TSC (false off x86-64).
+bool cpu_has_invariant_tsc() noexcept;
+// Now, in CLOCK_MONOTONIC nanoseconds.
+std::int64_t clock_now_ns() noexcept;
+// Re-checks the TSC scale against CLOCK_MONOTONIC (the flusher, at most every few hundred ms).
+// Returns the error it found (converted minus CLOCK_MONOTONIC, ns); 0 when not on the TSC.
+std::int64_t clock_recheck() noexcept;
+// The rate in kHz of the TSC as calibrated (0 when not on the TSC).
+std::uint64_t clock_tsc_khz() noexcept;
+
+}  // namespace amdahl::profiler::detail
