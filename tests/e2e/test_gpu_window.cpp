@@ -91,3 +91,83 @@ TEST_CASE("--gpu-steps and --gpu-api refuse bad values with one line and exit co
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("--gpu-api must be launch, all or none") != std::string::npos);
 }
+
+namespace {
+
+std::string meta_value(const std::string& profile, const std::string& key) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(profile.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  std::string out;
+  auto cb = [](void* o, int, char** v, char**) {
+    *static_cast<std::string*>(o) = v[0] ? v[0] : "";
+    return 0;
+  };
+  const std::string q = "SELECT value FROM meta WHERE key = '" + key + "'";
+  sqlite3_exec(db, q.c_str(), cb, &out, nullptr);
+  sqlite3_close(db);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("--gpu-sample: periodic windows, one analysed, the run's step time from every step") {
+  ScratchDir scratch;
+  const std::string out = scratch.file("sample.amdahl");
+  // 2 warm-up + 12 steps = step ranges 0..13; 3/5@2 traces 2-4, 7-9 and 12-13 (open to the end).
+  // AMDAHL_GPU_MARKS=always: marks without CUDA (a CPU-only process is not sampled otherwise).
+  run_ok({amdahl_bin(), "profile", "-o", out, "--gpu-sample", "3/5@2", "--", cpu_pipeline_bin(), "--steps", "12",
+          "--warmup-steps", "2", "--loader-threads", "0", "--cost", "sleep", "--io-ms", "2", "--preprocess-ms", "4",
+          "--h2d-ms", "1", "--compute-ms", "3"},
+         scratch, {"AMDAHL_GPU_MARKS=always"});
+  CHECK(window_marks(out) == "gpu_trace_on=2;gpu_trace_off=5;gpu_trace_on=7;gpu_trace_off=10;gpu_trace_on=12;");
+  CHECK(meta_value(out, "gpu_schedule") == "3/5@2");
+  const nlohmann::json rep = report_json(out, scratch);
+  INFO(rep.dump(2));
+  // Windows of 3, 3 and 2 steps: the later of the two largest (steps 7..9), less its first.
+  CHECK(rep["steps"].get<int>() == 2);
+  CHECK(rep["first_step"].get<int>() == 8);
+  CHECK(ms_per_step(rep) == doctest::Approx(10.0).epsilon(0.05));
+  CHECK(stage(rep, "cpu_preprocess")["fraction"].get<double>() == doctest::Approx(0.4).epsilon(0.08));
+  REQUIRE(rep.contains("gpu_sampling"));
+  CHECK(rep["gpu_sampling"]["windows"] == 3);
+  CHECK(rep["gpu_sampling"]["traced_steps"] == 8);
+  CHECK(rep["gpu_sampling"]["run_steps"] == 14);
+  CHECK(rep["gpu_sampling"]["analysed_window"] == 2);
+  CHECK(rep["gpu_sampling"]["run_step_mean_ms"].get<double>() == doctest::Approx(10.0).epsilon(0.1));
+  bool noted = false;
+  for (const auto& n : rep["notes"]) noted |= n.get<std::string>().rfind("sampled GPU figures:", 0) == 0;
+  CHECK(noted);
+
+  // The default schedule without CUDA: recorded in meta, no marks, every step analysed.
+  const std::string plain = scratch.file("plain.amdahl");
+  run_ok({amdahl_bin(), "profile", "-o", plain, "--", cpu_pipeline_bin(), "--steps", "6", "--warmup-steps", "0",
+          "--loader-threads", "0", "--cost", "sleep", "--io-ms", "1", "--preprocess-ms", "1", "--h2d-ms", "1",
+          "--compute-ms", "1"},
+         scratch);
+  CHECK(meta_value(plain, "gpu_schedule") == "10/200@20");
+  CHECK(window_marks(plain).empty());
+  const RunResult all = run({amdahl_bin(), "profile", "-o", scratch.file("all.amdahl"), "--gpu-steps", "all", "--",
+                             "true"},
+                            scratch);
+  CHECK(all.exit_code == 0);
+  CHECK(meta_value(scratch.file("all.amdahl"), "gpu_schedule") == "all");
+}
+
+TEST_CASE("--gpu-sample refuses bad values, and --gpu-steps with it, with one line and exit code 1") {
+  ScratchDir scratch;
+  for (const char* bad : {"5/5", "0/5", "6/5", "5", "5/x", "5/50@", "2:4", "all", ""}) {
+    const RunResult r = run({amdahl_bin(), "profile", "-o", scratch.file("x.amdahl"), "--gpu-sample", bad, "--", "true"},
+                            scratch);
+    INFO(describe({"--gpu-sample", bad}, r));
+    CHECK(r.exit_code == 1);
+    CHECK_FALSE(file_exists(scratch.file("x.amdahl")));
+  }
+  const RunResult r = run({amdahl_bin(), "profile", "-o", scratch.file("y.amdahl"), "--gpu-steps", "2/5", "--", "true"},
+                          scratch);
+  CHECK(r.exit_code == 1);
+  const RunResult both = run({amdahl_bin(), "profile", "-o", scratch.file("z.amdahl"), "--gpu-steps", "1:4",
+                              "--gpu-sample", "2/5", "--", "true"},
+                             scratch);
+  CHECK(both.exit_code == 1);
+  CHECK(both.err.find("--gpu-steps and --gpu-sample exclude each other") != std::string::npos);
+}
