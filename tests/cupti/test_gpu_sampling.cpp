@@ -28,8 +28,9 @@ std::string actions(const GpuSchedule& s, std::uint64_t steps) {
   std::string out;
   for (std::uint64_t n = 0; n < steps; ++n) {
     const TraceAction a = step_action(s, n);
-    if (a == TraceAction::Open) out += "+" + std::to_string(n);
-    if (a == TraceAction::Close) out += "-" + std::to_string(n);
+    if (a == TraceAction::None) continue;
+    out += a == TraceAction::Open ? '+' : '-';  // (char, then number: gcc 12 warns on "+" + to_string)
+    out += std::to_string(n);
   }
   return out;
 }
