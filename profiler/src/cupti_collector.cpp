@@ -510,9 +510,8 @@ int initialize() noexcept {
     // --gpu-steps FROM:TO / --gpu-sample: only the device records now; the rest from a window's
     // first step on, detached between windows.
     g_state->schedule = parse_gpu_schedule(sched_env).value_or(GpuSchedule{});
-    try {
-      static RealCupti real;
-      g_state->control = new TraceControl(real, false);
+    try {  // never freed, as State: CUPTI's threads and the exit handlers may still call in
+      g_state->control = new TraceControl(*new RealCupti, false);
     } catch (...) {
       g_state->control = nullptr;
     }
