@@ -106,6 +106,21 @@ for (m, r, c), x in sorted(v.items()):
         cost = (x / base - 1) * 100 if base and not math.isnan(base) else float("nan")
     print("| %s | %d | %s | %s %s | %+.1f%% |" % (m, r, c, x, unit[m].split(" ")[0], cost))
 print("\nCost: step time ratio - 1 (ResNet-50: unprofiled img/s / img/s - 1).\n")
+print("| model | config | cost per round | mean |")
+print("|---|---|---|---|")
+for m in sorted({k[0] for k in v}):
+    for c in ("sampled", "traced_all", "torch_profiler"):
+        costs = []
+        for (mm, r, cc), x in sorted(v.items()):
+            if mm != m or cc != c:
+                continue
+            base = v.get((m, r, "unprofiled"), float("nan"))
+            costs.append((base / x - 1) * 100 if m == "resnet50" else (x / base - 1) * 100)
+        ok = [x for x in costs if not math.isnan(x)]
+        if costs:
+            print("| %s | %s | %s | %s |" % (m, c, ", ".join("%+.1f%%" % x for x in costs),
+                                            "%+.1f%%" % (sum(ok) / len(ok)) if ok else "n/a"))
+print()
 print("## Stage fractions, round 1: sampled vs fully traced\n")
 fr = collections.defaultdict(dict)
 info = {}
