@@ -142,11 +142,17 @@ cat "$out/sampled.md"
 if [ "${BENCH_HOOKS:-0}" = 1 ]; then
   echo "== BERT per-hook cost (AMDAHL_CUPTI=0: hooks and NVTX only)" | tee "$out/hooks.md"
   for r in 1 2; do
-    for skip in none-torch "" module_forward tensor_to,tensor_cuda,tensor_pin_memory \
+    for skip in none-torch module-calls-all range-cpu-off "" module_forward tensor_to,tensor_cuda,tensor_pin_memory \
                 optimizer_step,optimizer_zero_grad,grad_scaler_step tensor_backward,autograd_backward; do
-      if [ "$skip" = none-torch ]; then
+      if [ "$skip" = none-torch ]; then   # the collector alone (NVTX of the libraries, no hooks)
         v="$(AMDAHL_CUPTI=0 "$A" profile --no-torch -o "$work/h.amdahl" --force -- "${BERT[@]}" 2>/dev/null | bert_value)"
         label="--no-torch"
+      elif [ "$skip" = module-calls-all ]; then   # every module call through the general wrapper (before issue 20)
+        v="$(AMDAHL_TORCH_MODULE_CALLS=all AMDAHL_CUPTI=0 "$A" profile -o "$work/h.amdahl" --force -- "${BERT[@]}" 2>/dev/null | bert_value)"
+        label="AMDAHL_TORCH_MODULE_CALLS=all"
+      elif [ "$skip" = range-cpu-off ]; then   # no per-range CPU clocks (AMDAHL_RANGE_CPU=0)
+        v="$(AMDAHL_RANGE_CPU=0 AMDAHL_CUPTI=0 "$A" profile -o "$work/h.amdahl" --force -- "${BERT[@]}" 2>/dev/null | bert_value)"
+        label="AMDAHL_RANGE_CPU=0"
       else
         v="$(AMDAHL_CUPTI=0 AMDAHL_TORCH_SKIP="$skip" "$A" profile -o "$work/h.amdahl" --force -- "${BERT[@]}" 2>/dev/null | bert_value)"
         label="skip=${skip:-nothing}"
