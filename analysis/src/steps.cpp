@@ -171,8 +171,8 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
             "sampled GPU figures: GPU activity was traced for " + std::to_string(g.traced_steps) + " of " +
             std::to_string(g.run_steps) + " steps in " + std::to_string(g.windows) +
             " window(s) (amdahl profile --gpu-sample / --gpu-steps); the stage breakdown, GPU figures and step "
-            "statistics come from the " + std::to_string(candidates.size()) + " steps of window " +
-            std::to_string(g.used_window) + "; over all " + std::to_string(g.run_steps - g.run_warmup) +
+            "statistics come from window " + std::to_string(g.used_window) + " (its " +
+            std::to_string(candidates.size()) + " steps, less the warm-up); over all " + std::to_string(g.run_steps - g.run_warmup) +
             " steps after the warm-up a step took " + fixed1(g.run_step_mean_ms) + " ms on average (median " +
             fixed1(g.run_step_median_ms) + " ms)");
       }
