@@ -99,8 +99,17 @@ WindowSteps steps_in_windows(const std::vector<Interval>& steps, const std::vect
     for (const Interval& s : steps)
       if (s.start_ns >= w.start_ns && s.end_ns <= w.end_ns) g.push_back(s);
     if (g.empty()) continue;
-    if (!out.groups.empty() && g.size() >= out.groups[out.chosen].size()) out.chosen = out.groups.size();
+    out.startup.push_back(!steps.empty() && w.start_ns < steps.front().start_ns);
     out.groups.push_back(std::move(g));
+  }
+  bool found = false;
+  for (const bool startup_allowed : {false, true}) {
+    for (std::size_t i = 0; i < out.groups.size(); ++i) {
+      if (out.startup[i] && !startup_allowed) continue;
+      if (!found || out.groups[i].size() >= out.groups[out.chosen].size()) out.chosen = i;
+      found = true;
+    }
+    if (found) break;
   }
   return out;
 }

@@ -435,25 +435,33 @@ void on_gpu_window(bool on) noexcept {
 }
 
 // The time-based fallback of a sampled schedule: in a program that has started no `step` range
-// by fallback_ms, windows of on_ms every period_ms; ends (closing an open window) at the first step.
+// by fallback_ms, the start-up window closes and the last on_ms of every period_ms is traced.
+// Once a step has started the step schedule owns the windows: this thread closes the time
+// window it opened, if any, and ends.
 void time_fallback_loop() noexcept {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const GpuSchedule s = g_state->schedule;
   std::this_thread::sleep_for(std::chrono::milliseconds(s.fallback_ms));
-  bool open = false;
+  bool startup = true, open = false;
   for (;;) {
     if (g_state->torn_down.load() || g_state->finishing.load()) return;
     const auto ms = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
-    const bool steps = gpu_steps_seen() > 0;
-    const bool want = !steps && time_window_open(s, ms);
-    if (want != open) {
+    if (gpu_steps_seen() > 0) {
+      if (open) {
+        mark_gpu_trace(false, -1 - static_cast<std::int64_t>(ms));
+        on_gpu_window(false);
+      }
+      return;
+    }
+    const bool want = time_window_open(s, ms) && !startup;
+    if (startup || want != open) {
+      startup = false;
       open = want;
       mark_gpu_trace(open, -1 - static_cast<std::int64_t>(ms));
       on_gpu_window(open);
     }
-    if (steps && !open) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -510,12 +518,16 @@ int initialize() noexcept {
     // --gpu-steps FROM:TO / --gpu-sample: only the device records now; the rest from a window's
     // first step on, detached between windows.
     g_state->schedule = parse_gpu_schedule(sched_env).value_or(GpuSchedule{});
+    // A sampled schedule traces from here to step SKIP (the start-up window: short programs and
+    // programs without steps keep their GPU records); a FROM:TO window waits for step FROM.
+    const bool startup = g_state->schedule.kind == ScheduleKind::Sample;
     try {  // never freed, as State: CUPTI's threads and the exit handlers may still call in
-      g_state->control = new TraceControl(*new RealCupti, false);
+      g_state->control = new TraceControl(*new RealCupti, startup);
     } catch (...) {
       g_state->control = nullptr;
     }
-    enable_kinds(true, false);
+    enable_kinds(!startup && g_state->control != nullptr, false);
+    if (startup && g_state->control != nullptr) mark_gpu_trace(true, -1);
     if (g_state->control != nullptr) register_gpu_window_hook(&on_gpu_window);
     if (g_state->control != nullptr && g_state->schedule.kind == ScheduleKind::Sample) {
       try {

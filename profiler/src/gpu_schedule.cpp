@@ -1,6 +1,8 @@
 // The GPU trace schedule (see gpu_schedule.hpp).
 #include "gpu_schedule.hpp"
 
+#include <algorithm>
+
 namespace amdahl::profiler {
 namespace {
 std::optional<std::uint64_t> number(std::string_view s) noexcept {
@@ -59,9 +61,10 @@ TraceAction step_action(const GpuSchedule& s, std::uint64_t step) noexcept {
     case ScheduleKind::Sample: break;
   }
   if (step < s.skip) return TraceAction::None;
+  if (step == s.skip) return TraceAction::Close;  // the end of the start-up window
   const std::uint64_t phase = (step - s.skip) % s.m;
   if (phase == 0) return TraceAction::Open;
-  return phase == s.k ? TraceAction::Close : TraceAction::None;
+  return phase == s.k && step > s.skip + s.m ? TraceAction::Close : TraceAction::None;
 }
 
 bool schedule_done_after(const GpuSchedule& s, std::uint64_t step) noexcept {
@@ -74,8 +77,10 @@ bool schedule_done_after(const GpuSchedule& s, std::uint64_t step) noexcept {
 }
 
 bool time_window_open(const GpuSchedule& s, std::uint64_t ms) noexcept {
-  if (s.kind != ScheduleKind::Sample || s.period_ms == 0 || ms < s.fallback_ms) return false;
-  return (ms - s.fallback_ms) % s.period_ms < s.on_ms;
+  if (s.kind != ScheduleKind::Sample) return false;
+  if (ms < s.fallback_ms) return true;
+  if (s.period_ms == 0) return false;
+  return (ms - s.fallback_ms) % s.period_ms >= s.period_ms - std::min(s.on_ms, s.period_ms);
 }
 
 }  // namespace amdahl::profiler

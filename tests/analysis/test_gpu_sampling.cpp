@@ -113,4 +113,11 @@ TEST_CASE("steps_in_windows: whole steps only, groups per window, the largest (l
   CHECK(ws.groups[1].size() == 2);
   CHECK(ws.chosen == 1);
   CHECK(steps_in_windows(steps, {{100, 200}}).groups.empty());
+  // A start-up window (opened before the first step) is used only when no other holds a step.
+  const WindowSteps su = steps_in_windows(steps, {{-5, 40}, {50, 60}});
+  REQUIRE(su.groups.size() == 2);
+  CHECK(su.startup[0]);
+  CHECK_FALSE(su.startup[1]);
+  CHECK(su.chosen == 1);
+  CHECK(steps_in_windows(steps, {{-5, 40}}).chosen == 0);
 }

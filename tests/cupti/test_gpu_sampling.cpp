@@ -70,25 +70,31 @@ TEST_CASE("schedule parsing: all, FROM:TO, K/M, K/M@SKIP; everything else refuse
 TEST_CASE("step actions: a window opens at FROM and closes at TO; samples open every M steps for K") {
   CHECK(actions(*parse_gpu_schedule("all"), 100).empty());
   CHECK(actions(*parse_gpu_schedule("4:10"), 20) == "+4-10");
-  CHECK(actions(*parse_gpu_schedule("2/10@5"), 40) == "+5-7+15-17+25-27+35-37");
-  CHECK(actions(*parse_gpu_schedule("1/2@0"), 5) == "+0-1+2-3+4");
+  // Sampled: the start-up window (traced from CUDA's start) closes at SKIP; then K of every M.
+  CHECK(actions(*parse_gpu_schedule("2/10@5"), 40) == "-5+15-17+25-27+35-37");
+  CHECK(actions(*parse_gpu_schedule("1/2@0"), 6) == "-0+2-3+4-5");
+  CHECK(actions(*parse_gpu_schedule("10/200@20"), 500) == "-20+220-230+420-430");
   const GpuSchedule win = *parse_gpu_schedule("4:10");
   CHECK_FALSE(schedule_done_after(win, 9));
   CHECK(schedule_done_after(win, 10));
   CHECK_FALSE(schedule_done_after(*parse_gpu_schedule("2/10@5"), 1000000));
 }
 
-TEST_CASE("time fallback: only for a sampled schedule, on_ms of every period_ms after fallback_ms") {
+TEST_CASE("time fallback: only for a sampled schedule, the start-up window, then on_ms at the end of every period_ms") {
   GpuSchedule s = *parse_gpu_schedule("5/50");
   s.fallback_ms = 1000;
   s.on_ms = 100;
   s.period_ms = 500;
-  CHECK_FALSE(time_window_open(s, 0));
-  CHECK_FALSE(time_window_open(s, 999));
-  CHECK(time_window_open(s, 1000));
-  CHECK(time_window_open(s, 1099));
-  CHECK_FALSE(time_window_open(s, 1100));
-  CHECK(time_window_open(s, 1550));
+  CHECK(time_window_open(s, 0));
+  CHECK(time_window_open(s, 999));
+  CHECK_FALSE(time_window_open(s, 1000));
+  CHECK_FALSE(time_window_open(s, 1399));
+  CHECK(time_window_open(s, 1400));
+  CHECK(time_window_open(s, 1499));
+  CHECK_FALSE(time_window_open(s, 1500));
+  CHECK(time_window_open(s, 1950));
+  s.on_ms = 600;  // more than the period: always on
+  CHECK(time_window_open(s, 1200));
   CHECK_FALSE(time_window_open(*parse_gpu_schedule("4:10"), 100000));
   CHECK_FALSE(time_window_open(*parse_gpu_schedule("all"), 100000));
 }

@@ -113,26 +113,27 @@ std::string meta_value(const std::string& profile, const std::string& key) {
 TEST_CASE("--gpu-sample: periodic windows, one analysed, the run's step time from every step") {
   ScratchDir scratch;
   const std::string out = scratch.file("sample.amdahl");
-  // 2 warm-up + 20 steps = step ranges 0..21; 5/8@2 traces 2-6, 10-14 and 18-21 (open to the end).
+  // 2 warm-up + 20 steps = step ranges 0..21; 5/8@2 traces from CUDA's start to step 2 (no CUDA
+  // here: only that window's close is marked), then 10-14 and 18-21 (open to the end).
   // AMDAHL_GPU_MARKS=always: marks without CUDA (a CPU-only process is not sampled otherwise).
   run_ok({amdahl_bin(), "profile", "-o", out, "--gpu-sample", "5/8@2", "--", cpu_pipeline_bin(), "--steps", "20",
           "--warmup-steps", "2", "--loader-threads", "0", "--cost", "sleep", "--io-ms", "2", "--preprocess-ms", "4",
           "--h2d-ms", "1", "--compute-ms", "3"},
          scratch, {"AMDAHL_GPU_MARKS=always"});
-  CHECK(window_marks(out) == "gpu_trace_on=2;gpu_trace_off=7;gpu_trace_on=10;gpu_trace_off=15;gpu_trace_on=18;");
+  CHECK(window_marks(out) == "gpu_trace_off=2;gpu_trace_on=10;gpu_trace_off=15;gpu_trace_on=18;");
   CHECK(meta_value(out, "gpu_schedule") == "5/8@2");
   const nlohmann::json rep = report_json(out, scratch);
   INFO(rep.dump(2));
-  // Windows of 5, 5 and 4 steps: the later of the two largest (steps 10..14), less its first.
+  // Windows of 5 and 4 steps: the larger (steps 10..14), less its first.
   CHECK(rep["steps"].get<int>() == 4);
   CHECK(rep["first_step"].get<int>() == 11);
   CHECK(ms_per_step(rep) == doctest::Approx(10.0).epsilon(0.05));
   CHECK(stage(rep, "cpu_preprocess")["fraction"].get<double>() == doctest::Approx(0.4).epsilon(0.08));
   REQUIRE(rep.contains("gpu_sampling"));
-  CHECK(rep["gpu_sampling"]["windows"] == 3);
-  CHECK(rep["gpu_sampling"]["traced_steps"] == 14);
+  CHECK(rep["gpu_sampling"]["windows"] == 2);
+  CHECK(rep["gpu_sampling"]["traced_steps"] == 9);
   CHECK(rep["gpu_sampling"]["run_steps"] == 22);
-  CHECK(rep["gpu_sampling"]["analysed_window"] == 2);
+  CHECK(rep["gpu_sampling"]["analysed_window"] == 1);
   CHECK(rep["gpu_sampling"]["run_step_mean_ms"].get<double>() == doctest::Approx(10.0).epsilon(0.1));
   bool noted = false;
   for (const auto& n : rep["notes"]) noted |= n.get<std::string>().rfind("sampled GPU figures:", 0) == 0;

@@ -71,11 +71,14 @@ PipelineEdges pipeline_edges(const Timeline& timeline, std::size_t driving_lane,
 // Empty when GPU activity was collected throughout.
 std::vector<Interval> gpu_trace_windows(const format::RecordSet& rs, std::uint32_t pid);
 
-// The steps of `steps` that lie wholly inside a window, grouped by window (windows without a
-// whole step are left out); and the index of the group the analysis uses (most steps, the
-// later on a tie). Pure.
+// The steps of `steps` (sorted) that lie wholly inside a window, grouped by window (windows
+// without a whole step are left out); and the index of the group the analysis uses: the one
+// with the most steps, the later on a tie, among the windows that open after the first step
+// starts -- a start-up window (`--gpu-sample` traces from CUDA's start to step SKIP) is used
+// only when no other window holds a step. Pure.
 struct WindowSteps {
   std::vector<std::vector<Interval>> groups;
+  std::vector<bool> startup;  // per group: its window opened before the first step
   std::size_t chosen = 0;
 };
 WindowSteps steps_in_windows(const std::vector<Interval>& steps, const std::vector<Interval>& windows);
