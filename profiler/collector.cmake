@@ -18,6 +18,7 @@ add_library(amdahl_collector SHARED
   ${CMAKE_CURRENT_LIST_DIR}/src/step_window.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tsc_clock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/spill_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/gpu_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/wide_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/log.cpp)
 target_include_directories(amdahl_collector PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src)

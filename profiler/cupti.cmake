@@ -34,7 +34,8 @@ if(NOT TARGET CUDA::cupti)
   return()
 endif()
 
-add_library(amdahl_cupti SHARED ${CMAKE_CURRENT_LIST_DIR}/src/cupti_collector.cpp)
+add_library(amdahl_cupti SHARED ${CMAKE_CURRENT_LIST_DIR}/src/cupti_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/gpu_schedule.cpp ${CMAKE_CURRENT_LIST_DIR}/src/gpu_trace_control.cpp)
 target_link_libraries(amdahl_cupti PRIVATE amdahl_cupti_records amdahl_collector CUDA::cupti ${CMAKE_DL_LIBS})
 get_target_property(_amdahl_cupti_lib CUDA::cupti IMPORTED_LOCATION)
 if(NOT _amdahl_cupti_lib)

@@ -346,6 +346,7 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
   r.total_steps = sel.total_steps;
   r.warmup = sel.warmup;
   r.first_step = sel.first_step;
+  r.gpu_sampling = sel.sampling;
   r.warmup_auto = sel.warmup_auto;
   r.fill_steps = sel.fill_steps;
   r.drain_steps = sel.drain_steps;

@@ -33,6 +33,13 @@ nlohmann::json report_to_json(const Report& r) {
   j["warmup_steps"] = r.warmup;
   if (r.steps > 0) j["first_step"] = r.first_step;  // 0-based, as --gpu-steps counts
   j["warmup"] = r.warmup_auto ? "auto" : "explicit";
+  if (r.gpu_sampling) {  // docs/json-schema.md: GPU traced in windows; the figures above are the window's
+    const GpuSampling& g = *r.gpu_sampling;
+    j["gpu_sampling"] = {{"windows", g.windows},           {"traced_steps", g.traced_steps},
+                         {"run_steps", g.run_steps},       {"analysed_window", g.used_window},
+                         {"run_warmup_steps", g.run_warmup}, {"run_step_mean_ms", g.run_step_mean_ms},
+                         {"run_step_median_ms", g.run_step_median_ms}};
+  }
   j["steady_state"] = {{"fill_steps", r.fill_steps}, {"drain_steps", r.drain_steps}};
   j["step_name"] = r.step_name;
   j["window"] = {{"start_ns", r.window.start_ns}, {"end_ns", r.window.end_ns}};

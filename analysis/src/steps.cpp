@@ -2,6 +2,8 @@
 #include "amdahl/analysis/steps.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <limits>
 
 #include "amdahl/analysis/errors.hpp"
@@ -90,6 +92,59 @@ std::vector<Interval> gpu_trace_windows(const format::RecordSet& rs, std::uint32
   return out;
 }
 
+WindowSteps steps_in_windows(const std::vector<Interval>& steps, const std::vector<Interval>& windows) {
+  WindowSteps out;
+  for (const Interval& w : windows) {
+    std::vector<Interval> g;
+    for (const Interval& s : steps)
+      if (s.start_ns >= w.start_ns && s.end_ns <= w.end_ns) g.push_back(s);
+    if (g.empty()) continue;
+    out.startup.push_back(!steps.empty() && w.start_ns < steps.front().start_ns);
+    out.groups.push_back(std::move(g));
+  }
+  bool found = false;
+  for (const bool startup_allowed : {false, true}) {
+    for (std::size_t i = 0; i < out.groups.size(); ++i) {
+      if (out.startup[i] && !startup_allowed) continue;
+      if (!found || out.groups[i].size() >= out.groups[out.chosen].size()) out.chosen = i;
+      found = true;
+    }
+    if (found) break;
+  }
+  return out;
+}
+
+namespace {
+
+double median_ms(std::vector<std::int64_t> d) {
+  if (d.empty()) return 0;
+  std::sort(d.begin(), d.end());
+  const std::size_t n = d.size();
+  const double m = n % 2 ? static_cast<double>(d[n / 2]) : (static_cast<double>(d[n / 2 - 1]) + static_cast<double>(d[n / 2])) / 2.0;
+  return m / 1e6;
+}
+
+// The run's step time over every step after its warm-up (sampled profiles: the host ranges of
+// the untraced steps are complete).
+void run_step_time(const std::vector<Interval>& steps, GpuSampling& g) {
+  std::vector<std::int64_t> d;
+  for (const auto& s : steps) d.push_back(s.end_ns - s.start_ns);
+  g.run_warmup = auto_warmup(d);
+  d.erase(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(std::min(g.run_warmup, d.size())));
+  double sum = 0;
+  for (auto v : d) sum += static_cast<double>(v);
+  g.run_step_mean_ms = d.empty() ? 0 : sum / static_cast<double>(d.size()) / 1e6;
+  g.run_step_median_ms = median_ms(d);
+}
+
+std::string fixed1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+}  // namespace
+
 StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup) {
   StepSelection sel;
   std::size_t best = tl.lanes.size();
@@ -101,23 +156,34 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
     const Lane& lane = tl.lanes[best];
     sel.driving_lane = best;
     sel.has_steps = true;
-    // `amdahl profile --gpu-steps`: GPU activity exists only inside the trace window(s); the
-    // steps that lie wholly inside are the candidates (warm-up then drops the first of them,
-    // whose stream still ran untraced work of earlier steps).
+    // `amdahl profile --gpu-sample` / `--gpu-steps FROM:TO`: GPU activity exists only inside the
+    // trace windows; the steps of one window are the candidates (warm-up then drops the first of
+    // them, whose stream still ran untraced work of earlier steps), so that no untraced step is
+    // read as GPU idle. The run's step time comes from every step.
     std::vector<Interval> candidates = lane.steps;
     if (tl.records != nullptr) {
       const auto windows = gpu_trace_windows(*tl.records, lane.pid);
       if (!windows.empty()) {
-        std::erase_if(candidates, [&](const Interval& s) {
-          return std::none_of(windows.begin(), windows.end(),
-                              [&](const Interval& w) { return s.start_ns >= w.start_ns && s.end_ns <= w.end_ns; });
-        });
-        if (candidates.empty())
-          throw InputError("GPU activity was collected for a window of steps (amdahl profile --gpu-steps), but no "
-                           "step of the driving thread lies wholly inside it");
-        sel.notes.push_back("GPU activity was collected for " + std::to_string(candidates.size()) + " of " +
-                            std::to_string(lane.steps.size()) +
-                            " steps (amdahl profile --gpu-steps): the analysis keeps to those steps");
+        const WindowSteps ws = steps_in_windows(lane.steps, windows);
+        if (ws.groups.empty())
+          throw InputError("GPU activity was collected for windows of steps (amdahl profile --gpu-sample / "
+                           "--gpu-steps), but no step of the driving thread lies wholly inside one");
+        candidates = ws.groups[ws.chosen];
+        GpuSampling g;
+        g.windows = ws.groups.size();
+        for (const auto& grp : ws.groups) g.traced_steps += grp.size();
+        g.run_steps = lane.steps.size();
+        g.used_window = ws.chosen + 1;
+        run_step_time(lane.steps, g);
+        sel.sampling = g;
+        sel.notes.push_back(
+            "sampled GPU figures: GPU activity was traced for " + std::to_string(g.traced_steps) + " of " +
+            std::to_string(g.run_steps) + " steps in " + std::to_string(g.windows) +
+            " window(s) (amdahl profile --gpu-sample / --gpu-steps); the stage breakdown, GPU figures and step "
+            "statistics come from window " + std::to_string(g.used_window) + " (its " +
+            std::to_string(candidates.size()) + " steps, less the warm-up); over all " + std::to_string(g.run_steps - g.run_warmup) +
+            " steps after the warm-up a step took " + fixed1(g.run_step_mean_ms) + " ms on average (median " +
+            fixed1(g.run_step_median_ms) + " ms)");
       }
     }
     sel.total_steps = candidates.size();
@@ -187,6 +253,26 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
                        "(annotate stages with NVTX ranges, see docs/analysis.md)");
     sel.driving_lane = best;
     sel.window = {tl.lanes[best].first_ns, tl.lanes[best].last_ns};
+    // Sampled by time (a program without steps): the longest trace window inside the lane's run,
+    // so that untraced time is not read as GPU idle.
+    if (tl.records != nullptr) {
+      const auto windows = gpu_trace_windows(*tl.records, tl.lanes[best].pid);
+      Interval widest{0, 0};
+      for (const Interval& w : windows) {
+        const Interval c{std::max(w.start_ns, sel.window.start_ns), std::min(w.end_ns, sel.window.end_ns)};
+        if (c.end_ns - c.start_ns > widest.end_ns - widest.start_ns) widest = c;
+      }
+      if (!windows.empty() && widest.end_ns > widest.start_ns) {
+        GpuSampling g;
+        g.windows = windows.size();
+        sel.sampling = g;
+        sel.notes.push_back("sampled GPU figures: GPU activity was traced in " + std::to_string(windows.size()) +
+                            " time window(s) (amdahl profile --gpu-sample, a program without steps); the analysis "
+                            "keeps to the longest, " + fixed1(static_cast<double>(widest.end_ns - widest.start_ns) / 1e6) +
+                            " ms");
+        sel.window = widest;
+      }
+    }
     sel.spans = {sel.window};
     sel.warmup_auto = !warmup.has_value();
     sel.notes.push_back("no step ranges found: analysing the whole run of the longest-lived thread with stage "

@@ -9,6 +9,7 @@
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/report/chrome_trace.hpp"
+#include "gpu_schedule.hpp"
 #include "option_parse.hpp"
 #include "step_window.hpp"
 
@@ -123,10 +124,21 @@ CLI::Validator export_window() {
 CLI::Validator step_window() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        if (profiler::parse_step_window(s)) return {};
-        return "expected FROM:TO with 0 <= FROM < TO (whole step numbers), e.g. 20:70, got " + shown(s);
+        const auto sch = profiler::parse_gpu_schedule(s);
+        if (sch && sch->kind != profiler::ScheduleKind::Sample) return {};
+        return "expected all or FROM:TO with 0 <= FROM < TO (whole step numbers), e.g. 20:70, got " + shown(s);
       },
-      "FROM:TO, 0 <= FROM < TO");
+      "all|FROM:TO, 0 <= FROM < TO");
+}
+
+CLI::Validator gpu_sample() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        const auto sch = profiler::parse_gpu_schedule(s);
+        if (sch && sch->kind == profiler::ScheduleKind::Sample) return {};
+        return "expected K/M or K/M@SKIP with 0 < K < M (whole step numbers), e.g. 10/200@20, got " + shown(s);
+      },
+      "K/M[@SKIP], 0 < K < M");
 }
 
 }  // namespace amdahl::cli::checks

@@ -34,7 +34,9 @@ CLI::Validator warmup_steps();
 CLI::Validator worker_count();
 // export --window START:END in ms from the trace start, each from 0 to 1e12, END > START.
 CLI::Validator export_window();
-// profile --gpu-steps FROM:TO: whole step numbers, 0 <= FROM < TO < 1e18.
+// profile --gpu-steps all|FROM:TO: whole step numbers, 0 <= FROM < TO < 1e18.
 CLI::Validator step_window();
+// profile --gpu-sample K/M[@SKIP]: 0 < K < M, whole numbers below 1e18.
+CLI::Validator gpu_sample();
 
 }  // namespace amdahl::cli::checks

@@ -34,7 +34,7 @@
 #include "option_checks.hpp"
 #include "python_command.hpp"
 #include "rule_file.hpp"
-#include "step_window.hpp"
+#include "gpu_schedule.hpp"
 
 namespace amdahl::cli {
 namespace {
@@ -56,7 +56,8 @@ struct ProfileOptions {
   bool torch = false;  // --torch: annotate a PyTorch script through amdahl_torch (docs/torch.md)
   bool no_torch = false;  // --no-torch: not even for a Python command (where it is on by default)
   std::string gpu_api = "launch";  // --gpu-api: which CUDA API calls get a record (docs/cupti.md)
-  std::optional<std::string> gpu_steps;  // --gpu-steps FROM:TO: CUPTI collects during these steps only
+  std::optional<std::string> gpu_steps;  // --gpu-steps all|FROM:TO: CUPTI collects throughout / during these steps only
+  std::optional<std::string> gpu_sample;  // --gpu-sample K/M[@SKIP]: K steps of every M (the default: kDefaultGpuSample)
   bool multicast_off = false;  // --multicast-off: NVLink multicast off in NCCL, PyTorch, NVSHMEM
   std::vector<std::string> command;
 };
@@ -373,6 +374,7 @@ struct RunSetup {
   std::string torch_meta;         // meta "torch": PYTHONPATH, "missing", "off", "unavailable: ..."
   bool want_torch = false;        // --torch, or automatic for a Python command
   std::string command_env;        // meta "command_env": variables set for the command beyond amdahl's own
+  std::string gpu_schedule;       // meta "gpu_schedule": when CUPTI traced (gpu_schedule.hpp)
 };
 
 void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir);
@@ -413,8 +415,17 @@ int run_profile(const ProfileOptions& opt) {
 
   if (opt.gpu_api != "launch" && opt.gpu_api != "all" && opt.gpu_api != "none")
     throw UsageError("--gpu-api must be launch, all or none (got '" + opt.gpu_api + "')");
-  if (opt.gpu_steps && !profiler::parse_step_window(*opt.gpu_steps))
-    throw UsageError("--gpu-steps must be FROM:TO with 0 <= FROM < TO, e.g. 20:70 (got '" + *opt.gpu_steps + "')");
+  if (opt.gpu_steps && opt.gpu_sample) throw UsageError("--gpu-steps and --gpu-sample exclude each other: give one");
+  const std::string schedule_arg = opt.gpu_steps    ? *opt.gpu_steps
+                                   : opt.gpu_sample ? *opt.gpu_sample
+                                                    : std::string(profiler::kDefaultGpuSample);
+  const auto schedule = profiler::parse_gpu_schedule(schedule_arg);
+  if (!schedule || (opt.gpu_steps && schedule->kind == profiler::ScheduleKind::Sample) ||
+      (opt.gpu_sample && schedule->kind != profiler::ScheduleKind::Sample))
+    throw UsageError(opt.gpu_sample ? "--gpu-sample must be K/M or K/M@SKIP with 0 < K < M, e.g. 10/200@20 (got '" +
+                                          schedule_arg + "')"
+                                    : "--gpu-steps must be all or FROM:TO with 0 <= FROM < TO, e.g. 20:70 (got '" +
+                                          schedule_arg + "')");
 
   // From here on amdahl is not ended by a signal (SIGHUP, SIGUSR1, SIGPIPE, ... see
   // launcher.hpp): the command's exit status always comes back.
@@ -422,7 +433,7 @@ int run_profile(const ProfileOptions& opt) {
   PartDir parts_dir;
   std::map<std::string, std::string> env_set{{"AMDAHL_PART_DIR", parts_dir.path()}};
   env_set["AMDAHL_CUPTI_API"] = opt.gpu_api;
-  if (opt.gpu_steps) env_set["AMDAHL_GPU_STEPS"] = *opt.gpu_steps;
+  env_set["AMDAHL_GPU_STEPS"] = profiler::schedule_text(*schedule);
   if (have_collector) env_set["NVTX_INJECTION64_PATH"] = collector.string();
   // The _exit hook (profiler/src/exit_hook.c): processes that leave through _exit (forked
   // Python workers) write their part too. AMDAHL_EXIT_HOOK=0 leaves LD_PRELOAD alone.
@@ -488,6 +499,7 @@ int run_profile(const ProfileOptions& opt) {
   // Whatever happens to the profile now, the command's exit status is amdahl's.
   try {
     RunSetup setup;
+    setup.gpu_schedule = profiler::schedule_text(*schedule);
     setup.output = output;
     setup.collector = collector;
     setup.have_collector = have_collector;
@@ -559,6 +571,7 @@ void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResu
   if (setup.want_torch) meta["torch_enabled_by"] = opt.torch ? "--torch" : "python command";
   meta["gpu_api"] = opt.gpu_api;
   if (opt.gpu_steps) meta["gpu_steps"] = *opt.gpu_steps;
+  meta["gpu_schedule"] = setup.gpu_schedule;  // docs/profile-format.md: all, FROM:TO or K/M@SKIP
   if (!setup.command_env.empty()) meta["command_env"] = setup.command_env;
   if (stage_rules) {
     meta["stage_rules"] = *stage_rules;
@@ -589,10 +602,14 @@ void register_profile_command(CLI::App& app, int& exit_code) {
                   "CUDA API calls that get a record: launch (default: launches, copies, sets, syncs, "
                   "stream/event order), all (every call; slowest), none (GPU ops only, not linked to stages)");
   sub->add_option("--gpu-steps", opt->gpu_steps,
-                  "FROM:TO: collect GPU activity only from the start of step FROM to the start of step TO "
-                  "(0-based `step` ranges, 0 <= FROM < TO); the analysis keeps to those steps. Host ranges are recorded "
-                  "throughout")
+                  "all: collect GPU activity throughout the run; FROM:TO: only from the start of step FROM to the "
+                  "start of step TO (0-based `step` ranges, 0 <= FROM < TO). Host ranges are recorded throughout")
       ->check(checks::step_window());
+  sub->add_option("--gpu-sample", opt->gpu_sample,
+                  "K/M[@SKIP]: collect GPU activity for K steps of every M, from step SKIP on (default " +
+                      std::string(profiler::kDefaultGpuSample) +
+                      "), CUPTI detached between the windows; GPU figures come from the traced steps (docs/cupti.md)")
+      ->check(checks::gpu_sample());
   sub->add_flag("--multicast-off", opt->multicast_off,
                 "Turn NVLink multicast (NVLS) off for the command: set NCCL_NVLS_ENABLE=0, "
                 "TORCH_SYMM_MEM_DISABLE_MULTICAST=1 and NVSHMEM_DISABLE_NVLS=1 where not already set (recorded in "

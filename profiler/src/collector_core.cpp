@@ -17,6 +17,7 @@
 #include "elf_probe.hpp"
 #include "log.hpp"
 #include "proc_info.hpp"
+#include "gpu_schedule.hpp"
 #include "spill_file.hpp"
 #include "step_window.hpp"
 #include "tsc_clock.hpp"
@@ -71,7 +72,8 @@ bool g_clock_forced_monotonic = false;  // AMDAHL_CLOCK=monotonic: said in the p
 constexpr format::StrId kNoWatch = 0xFFFFFFFFu;
 std::atomic<format::StrId> g_step_watch{kNoWatch};
 bool g_window_set = false;
-StepWindow g_window;
+GpuSchedule g_window;   // issue 20: FROM:TO or sampled windows (gpu_schedule.hpp)
+bool g_marks_always = false;  // AMDAHL_GPU_MARKS=always: sampled windows are marked without CUDA (tests)
 std::atomic<std::uint64_t> g_steps_seen{0};
 std::atomic<GpuWindowHook> g_window_hook{nullptr};
 
@@ -247,13 +249,16 @@ __attribute__((constructor)) void collector_load() noexcept {
     if (end != b && mb > 0) g_bytes_budget = mb << 20;
   }
   if (const char* w = std::getenv("AMDAHL_GPU_STEPS"); w != nullptr && *w != '\0') {
-    if (auto win = parse_step_window(w)) {
+    if (auto win = parse_gpu_schedule(w)) {
       g_window = *win;
-      g_window_set = true;
+      g_window_set = win->kind != ScheduleKind::All;
     } else {
       detail::log_message(detail::LogLevel::Warn,
-                          "AMDAHL_GPU_STEPS=%s is not FROM:TO (FROM < TO): GPU activity collected throughout", w);
+                          "AMDAHL_GPU_STEPS=%s is not all, FROM:TO (FROM < TO) or K/M[@SKIP] (0 < K < M): "
+                          "GPU activity collected throughout", w);
     }
+    const char* marks = std::getenv("AMDAHL_GPU_MARKS");
+    g_marks_always = marks != nullptr && std::strcmp(marks, "always") == 0;
   }
   const char* dir = std::getenv("AMDAHL_PART_DIR");
   if (dir != nullptr && *dir != '\0' && usable_dir(dir)) {
@@ -386,14 +391,18 @@ format::StrId intern_cached(ThreadState* ts, const char* s) noexcept {
 // Slow path of the GPU trace window: a range named `step` started on some thread.
 void note_step_start(ThreadState* ts) noexcept {
   const std::uint64_t n = g_steps_seen.fetch_add(1, std::memory_order_relaxed);
-  const WindowAction a = window_action(g_window, n);
-  if (a == WindowAction::None) return;
-  if (a == WindowAction::Stop) g_step_watch.store(kNoWatch, std::memory_order_relaxed);
+  const TraceAction a = step_action(g_window, n);
+  if (a == TraceAction::None) return;
+  if (a == TraceAction::Close && schedule_done_after(g_window, n)) g_step_watch.store(kNoWatch, std::memory_order_relaxed);
+  const GpuWindowHook h = g_window_hook.load(std::memory_order_acquire);
+  // A sampled window is marked only where CUDA started (the CUPTI side registered its hook):
+  // a CPU-only process has no GPU records to keep to.
+  if (h == nullptr && g_window.kind == ScheduleKind::Sample && !g_marks_always) return;
   format::Payload p;
   p.kind = format::PayloadKind::Int64;
   p.i = static_cast<std::int64_t>(n);
-  add_mark(ts, intern("amdahl"), intern(a == WindowAction::Start ? "gpu_trace_on" : "gpu_trace_off"), 0, p);
-  if (GpuWindowHook h = g_window_hook.load(std::memory_order_acquire)) h(a == WindowAction::Start);
+  add_mark(ts, intern("amdahl"), intern(a == TraceAction::Open ? "gpu_trace_on" : "gpu_trace_off"), 0, p);
+  if (h != nullptr) h(a == TraceAction::Open);
 }
 
 namespace {
@@ -804,6 +813,16 @@ void register_gpu_window_hook(GpuWindowHook hook) noexcept {
   detail::g_window_hook.store(hook, std::memory_order_release);
 }
 bool gpu_window_deferred() noexcept { return detail::g_window_set && detail::g_enabled; }
+std::uint64_t gpu_steps_seen() noexcept { return detail::g_steps_seen.load(std::memory_order_relaxed); }
+void mark_gpu_trace(bool on, std::int64_t payload) noexcept {
+  if (!detail::g_enabled) return;
+  detail::ThreadState* ts = detail::thread_state();
+  if (ts == nullptr) return;
+  format::Payload p;
+  p.kind = format::PayloadKind::Int64;
+  p.i = payload;
+  detail::add_mark(ts, intern("amdahl"), intern(on ? "gpu_trace_on" : "gpu_trace_off"), 0, p);
+}
 
 void register_part_hook(PartHook hook) noexcept {
   if (hook == nullptr || detail::g_core == nullptr) return;

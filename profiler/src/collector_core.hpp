@@ -60,5 +60,10 @@ using GpuWindowHook = void (*)(bool on) noexcept;
 AMDAHL_COLLECTOR_API void register_gpu_window_hook(GpuWindowHook hook) noexcept;
 // True when AMDAHL_GPU_STEPS asked for a window: CUPTI waits for the hook.
 AMDAHL_COLLECTOR_API bool gpu_window_deferred() noexcept;
+// Steps started so far in this process (counted only while a window schedule is set).
+AMDAHL_COLLECTOR_API std::uint64_t gpu_steps_seen() noexcept;
+// Marks a GPU window that the CUPTI side opened or closed by time (a sampled schedule in a
+// program without steps): gpu_trace_on / gpu_trace_off, payload -1 - (milliseconds since start).
+AMDAHL_COLLECTOR_API void mark_gpu_trace(bool on, std::int64_t payload) noexcept;
 
 }  // namespace amdahl::profiler

@@ -12,14 +12,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "collector_core.hpp"
 #include "cupti_api_filter.hpp"
 #include "cupti_buffer_pool.hpp"
 #include "cupti_log.hpp"
 #include "cupti_records.hpp"
+#include "gpu_schedule.hpp"
+#include "gpu_trace_control.hpp"
 
 namespace amdahl::profiler::cupti {
 namespace {
@@ -89,9 +93,8 @@ struct State {
   std::uint32_t failed_mask = 0;   // bit i: CUPTI refused kKinds[i] (logged once, not retried)
   ApiTrace api_trace = ApiTrace::Launch;
   bool driver = true;            // driver API records (AMDAHL_CUPTI_DRIVER=0: none)
-  std::mutex window_mu;          // serialises the GPU-window hook's enable / disable
-  std::atomic<bool> detach_requested{false};  // the window closed: detach at the next API exit
-  std::atomic<bool> detached{false};
+  TraceControl* control = nullptr;  // a window schedule (--gpu-steps FROM:TO, --gpu-sample): opens, closes, detaches
+  GpuSchedule schedule;
   std::uint32_t runtime_apis = 0, driver_apis = 0;  // call ids enabled one by one (Launch mode)
 };
 
@@ -107,6 +110,12 @@ bool ok(CUptiResult r, const char* what) noexcept {
 
 bool in_owner_process() noexcept {
   return g_state != nullptr && static_cast<std::uint32_t>(getpid()) == g_state->pid;
+}
+
+// CUPTI is attached (not finalized between two sampled windows, not torn down): only then may
+// it be called (a cupti* call after cuptiFinalize would attach it again).
+bool cupti_live() noexcept {
+  return g_state != nullptr && !g_state->torn_down.load() && (g_state->control == nullptr || g_state->control->attached());
 }
 
 std::uint64_t CUPTIAPI timestamp_callback() { return static_cast<std::uint64_t>(now_ns()); }
@@ -151,7 +160,7 @@ void sync_current_context() noexcept {
 }
 
 void flush(bool forced) noexcept {
-  if (g_state == nullptr || g_state->torn_down.load()) return;
+  if (!cupti_live()) return;
   ok(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0), "cuptiActivityFlushAll");
 }
 
@@ -167,7 +176,7 @@ void flush_and_write(const char* why, bool sync_first) noexcept {
 // Stops CUPTI collection so the rest of the process (other exit handlers, the CUDA runtime's
 // teardown) runs at full speed.
 void tear_down() noexcept {
-  if (g_state == nullptr || g_state->torn_down.exchange(true)) return;
+  if (!cupti_live() || g_state->torn_down.exchange(true)) return;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   for (std::size_t i = 0; i < std::size(kKinds); ++i) {
     if (g_state->enabled_mask & (1U << i)) cuptiActivityDisable(kKinds[i]);
@@ -228,24 +237,7 @@ void part_hook(format::RecordSet& out) noexcept {
   }
 }
 
-// The end of the GPU trace window: CUPTI leaves the process (cuptiFinalize), so the steps after
-// the window run at full speed -- disabling the activity kinds alone left the kernel launches as
-// slow as while tracing (measured on the H200: -18% throughput after the window closed). Called
-// at the exit of the first CUDA API call after the window closed, as cuptiFinalize asks: the
-// context is synchronised and the buffers flushed first, so the window's records are complete.
 void disable_kinds() noexcept;
-
-void detach_now() noexcept {
-  if (!in_owner_process() || g_state->detached.exchange(true)) return;
-  sync_current_context();
-  disable_kinds();  // flushes
-  if (g_state->torn_down.exchange(true)) return;
-  if (ok(cuptiFinalize(), "cuptiFinalize")) {
-    g_state->subscriber = nullptr;
-    log(LogLevel::Info, "GPU trace window closed: CUPTI detached");
-  }
-}
-
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
@@ -258,7 +250,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
   if (info == nullptr) return;
   if (info->callbackSite == CUPTI_API_EXIT) {
-    if (g_state->detach_requested.load(std::memory_order_acquire)) detach_now();
+    // A closed window detaches here (cuptiFinalize is allowed from a callback's exit site).
+    if (g_state->control != nullptr && in_owner_process()) g_state->control->on_api_exit();
     return;
   }
   if (info->callbackSite != CUPTI_API_ENTER) return;
@@ -271,10 +264,18 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
 }
 
-void subscribe() noexcept {
+void enable_reset_callbacks(CUpti_SubscriberHandle sub) noexcept;
+
+bool subscribe() noexcept {
   CUpti_SubscriberHandle sub = nullptr;
-  if (!ok(cuptiSubscribe(&sub, &on_callback, nullptr), "cuptiSubscribe (flush at cudaDeviceReset)")) return;
+  if (!ok(cuptiSubscribe(&sub, &on_callback, nullptr), "cuptiSubscribe (flush at cudaDeviceReset)")) return false;
   g_state->subscriber = sub;
+  enable_reset_callbacks(sub);
+  return true;
+}
+
+// The callbacks an attached CUPTI keeps between windows: flush at resets and context teardown.
+void enable_reset_callbacks(CUpti_SubscriberHandle sub) noexcept {
   ok(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
      "cuptiEnableCallback(cudaDeviceReset)");
   ok(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset),
@@ -283,6 +284,22 @@ void subscribe() noexcept {
      "cuptiEnableCallback(cuDevicePrimaryCtxReset_v2)");
   ok(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
      "cuptiEnableCallback(context destroy)");
+}
+
+// Clock, thread ids and buffers: at initialization and again at each attach after a finalize.
+const char* register_activity_callbacks(CUptiResult& r) noexcept {
+  // AMDAHL_CUPTI_TIMESTAMP=0 (overhead experiments only): CUPTI's own clock, not related to the
+  // host ranges.
+  r = CUPTI_SUCCESS;
+  if (!env_off("AMDAHL_CUPTI_TIMESTAMP") &&
+      (r = cuptiActivityRegisterTimestampCallback(&timestamp_callback)) != CUPTI_SUCCESS) {
+    return "cuptiActivityRegisterTimestampCallback";
+  }
+  if ((r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS) return "cuptiSetThreadIdType";
+  if ((r = cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed)) != CUPTI_SUCCESS) {
+    return "cuptiActivityRegisterCallbacks";
+  }
+  return nullptr;
 }
 
 // Launch mode: an activity record only for the calls traced_in_launch_mode() selects, enabled
@@ -359,23 +376,93 @@ void disable_kinds() noexcept {
   }
 }
 
-// The core's GPU-window hook: called on the thread that started step FROM (true) or TO (false).
-void on_gpu_window(bool on) noexcept {
-  if (!in_owner_process() || g_state->torn_down.load()) return;
-  std::lock_guard<std::mutex> lock(g_state->window_mu);
-  if (on) {
+// CuptiOps with the real calls (the state machine is gpu_trace_control.hpp; docs/cupti.md,
+// "Sampled tracing").
+constexpr std::uint32_t kDeviceBit = 1U;  // kKinds[0] is DEVICE
+static_assert(kKinds[0] == CUPTI_ACTIVITY_KIND_DEVICE);
+
+struct RealCupti final : CuptiOps {
+  bool attach() override {
+    CUptiResult r = CUPTI_SUCCESS;
+    if (const char* failed = register_activity_callbacks(r)) {
+      const char* msg = nullptr;
+      cuptiGetResultString(r, &msg);
+      log(LogLevel::Warn, "CUPTI could not attach again (%s: %s): no more GPU records in this process", failed,
+          msg ? msg : "unknown error");
+      count_diagnostic("cupti.reattach_failed");
+      return false;
+    }
+    if (!env_off("AMDAHL_CUPTI_SUBSCRIBE") && !subscribe()) return false;
+    return true;
+  }
+  void enable_tracing() override {
     enable_kinds(false, true);
-    log(LogLevel::Info, "GPU trace window opened (%u runtime + %u driver API calls traced)", g_state->runtime_apis,
+    log(LogLevel::Debug, "GPU trace window opened (%u runtime + %u driver API calls traced)", g_state->runtime_apis,
         g_state->driver_apis);
-  } else if (g_state->subscriber != nullptr &&
-             ok(cuptiEnableDomain(1, g_state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain(runtime)") &&
-             ok(cuptiEnableDomain(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "cuptiEnableDomain(driver)")) {
-    // Detach at the exit of the next CUDA call (detach_now); stop recording now.
+  }
+  void disable_tracing() override {
+    sync_current_context();  // the window's last kernels finish, so their records are complete
     disable_kinds();
-    g_state->detach_requested.store(true, std::memory_order_release);
-  } else {
-    disable_kinds();
-    log(LogLevel::Info, "GPU trace window closed (CUPTI stays attached)");
+  }
+  bool arm_detach() override {
+    return g_state->subscriber != nullptr &&
+           ok(cuptiEnableDomain(1, g_state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain(runtime)") &&
+           ok(cuptiEnableDomain(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "cuptiEnableDomain(driver)");
+  }
+  void disarm_detach() override {
+    if (g_state->subscriber == nullptr) return;
+    cuptiEnableDomain(0, g_state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    cuptiEnableDomain(0, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    enable_reset_callbacks(g_state->subscriber);
+  }
+  bool finalize() override {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (!ok(cuptiFinalize(), "cuptiFinalize")) return false;
+    g_state->subscriber = nullptr;
+    // CUPTI forgot every kind; DEVICE records came at the first attach and are not asked again.
+    g_state->enabled_mask &= kDeviceBit;
+    log(LogLevel::Debug, "GPU trace window closed: CUPTI detached");
+    return true;
+  }
+};
+
+// The core's GPU-window hook: called on the thread that started the window's first step (true)
+// or the first step after it (false).
+void on_gpu_window(bool on) noexcept {
+  if (!in_owner_process() || g_state->torn_down.load() || g_state->control == nullptr) return;
+  if (on) g_state->control->open();
+  else g_state->control->close();
+}
+
+// The time-based fallback of a sampled schedule: in a program that has started no `step` range
+// by fallback_ms, the start-up window closes and the last on_ms of every period_ms is traced.
+// Once a step has started the step schedule owns the windows: this thread closes the time
+// window it opened, if any, and ends.
+void time_fallback_loop() noexcept {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const GpuSchedule s = g_state->schedule;
+  std::this_thread::sleep_for(std::chrono::milliseconds(s.fallback_ms));
+  bool startup = true, open = false;
+  for (;;) {
+    if (g_state->torn_down.load() || g_state->finishing.load()) return;
+    const auto ms = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+    if (gpu_steps_seen() > 0) {
+      if (open) {
+        mark_gpu_trace(false, -1 - static_cast<std::int64_t>(ms));
+        on_gpu_window(false);
+      }
+      return;
+    }
+    const bool want = time_window_open(s, ms) && !startup;
+    if (startup || want != open) {
+      startup = false;
+      open = want;
+      mark_gpu_trace(open, -1 - static_cast<std::int64_t>(ms));
+      on_gpu_window(open);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
 
@@ -408,17 +495,8 @@ int initialize() noexcept {
   // another clock could not be related to the NVTX ranges, so without it nothing is collected.
   // Same for buffers and for thread ids (gettid, as the NVTX side records them).
   const char* failed = nullptr;
-  // AMDAHL_CUPTI_TIMESTAMP=0 (overhead experiments only): CUPTI's own clock, not related to the
-  // host ranges.
   CUptiResult r = CUPTI_SUCCESS;
-  if (!env_off("AMDAHL_CUPTI_TIMESTAMP")) r = cuptiActivityRegisterTimestampCallback(&timestamp_callback);
-  if (r != CUPTI_SUCCESS) failed = "cuptiActivityRegisterTimestampCallback";
-  if (!failed && (r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS) {
-    failed = "cuptiSetThreadIdType";
-  }
-  if (!failed && (r = cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed)) != CUPTI_SUCCESS) {
-    failed = "cuptiActivityRegisterCallbacks";
-  }
+  failed = register_activity_callbacks(r);
   if (failed) {
     const char* msg = nullptr;
     cuptiGetResultString(r, &msg);
@@ -435,10 +513,29 @@ int initialize() noexcept {
     api = ApiTrace::Launch;
   }
   g_state->api_trace = *api;
-  if (gpu_window_deferred()) {
-    // --gpu-steps: only the device records now; the rest from the window's first step on.
-    enable_kinds(true, false);
-    register_gpu_window_hook(&on_gpu_window);
+  const char* sched_env = std::getenv("AMDAHL_GPU_STEPS");
+  if (gpu_window_deferred() && sched_env != nullptr) {
+    // --gpu-steps FROM:TO / --gpu-sample: only the device records now; the rest from a window's
+    // first step on, detached between windows.
+    g_state->schedule = parse_gpu_schedule(sched_env).value_or(GpuSchedule{});
+    // A sampled schedule traces from here to step SKIP (the start-up window: short programs and
+    // programs without steps keep their GPU records); a FROM:TO window waits for step FROM.
+    const bool startup = g_state->schedule.kind == ScheduleKind::Sample;
+    try {  // never freed, as State: CUPTI's threads and the exit handlers may still call in
+      g_state->control = new TraceControl(*new RealCupti, startup);
+    } catch (...) {
+      g_state->control = nullptr;
+    }
+    enable_kinds(!startup && g_state->control != nullptr, false);
+    if (startup && g_state->control != nullptr) mark_gpu_trace(true, -1);
+    if (g_state->control != nullptr) register_gpu_window_hook(&on_gpu_window);
+    if (g_state->control != nullptr && g_state->schedule.kind == ScheduleKind::Sample) {
+      try {
+        std::thread(&time_fallback_loop).detach();
+      } catch (...) {
+        log(LogLevel::Warn, "no time-based GPU windows (thread not started)");
+      }
+    }
   } else {
     enable_kinds(false, false);
   }
@@ -446,6 +543,9 @@ int initialize() noexcept {
     ok(cuptiActivityFlushPeriod(static_cast<std::uint32_t>(ms)), "cuptiActivityFlushPeriod");
   }
   if (!env_off("AMDAHL_CUPTI_SUBSCRIBE")) subscribe();  // =0: no flush at cudaDeviceReset (experiments)
+  if (g_state->control != nullptr && g_state->subscriber == nullptr) {
+    log(LogLevel::Info, "no CUPTI subscriber: a closed GPU window leaves CUPTI attached (not detached)");
+  }
   register_part_hook(&part_hook);
   std::atexit(&at_exit);
   log(LogLevel::Info, "CUPTI collection started (CUPTI %u, buffers of %zu KiB, API records: %s, %u runtime + %u driver calls)",

@@ -91,3 +91,84 @@ TEST_CASE("--gpu-steps and --gpu-api refuse bad values with one line and exit co
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("--gpu-api must be launch, all or none") != std::string::npos);
 }
+
+namespace {
+
+std::string meta_value(const std::string& profile, const std::string& key) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(profile.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  std::string out;
+  auto cb = [](void* o, int, char** v, char**) {
+    *static_cast<std::string*>(o) = v[0] ? v[0] : "";
+    return 0;
+  };
+  const std::string q = "SELECT value FROM meta WHERE key = '" + key + "'";
+  sqlite3_exec(db, q.c_str(), cb, &out, nullptr);
+  sqlite3_close(db);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("--gpu-sample: periodic windows, one analysed, the run's step time from every step") {
+  ScratchDir scratch;
+  const std::string out = scratch.file("sample.amdahl");
+  // 2 warm-up + 20 steps = step ranges 0..21; 5/8@2 traces from CUDA's start to step 2 (no CUDA
+  // here: only that window's close is marked), then 10-14 and 18-21 (open to the end).
+  // AMDAHL_GPU_MARKS=always: marks without CUDA (a CPU-only process is not sampled otherwise).
+  run_ok({amdahl_bin(), "profile", "-o", out, "--gpu-sample", "5/8@2", "--", cpu_pipeline_bin(), "--steps", "20",
+          "--warmup-steps", "2", "--loader-threads", "0", "--cost", "sleep", "--io-ms", "2", "--preprocess-ms", "4",
+          "--h2d-ms", "1", "--compute-ms", "3"},
+         scratch, {"AMDAHL_GPU_MARKS=always"});
+  CHECK(window_marks(out) == "gpu_trace_off=2;gpu_trace_on=10;gpu_trace_off=15;gpu_trace_on=18;");
+  CHECK(meta_value(out, "gpu_schedule") == "5/8@2");
+  const nlohmann::json rep = report_json(out, scratch);
+  INFO(rep.dump(2));
+  // Windows of 5 and 4 steps: the larger (steps 10..14), less its first.
+  CHECK(rep["steps"].get<int>() == 4);
+  CHECK(rep["first_step"].get<int>() == 11);
+  CHECK(ms_per_step(rep) == doctest::Approx(10.0).epsilon(0.05));
+  CHECK(stage(rep, "cpu_preprocess")["fraction"].get<double>() == doctest::Approx(0.4).epsilon(0.08));
+  REQUIRE(rep.contains("gpu_sampling"));
+  CHECK(rep["gpu_sampling"]["windows"] == 2);
+  CHECK(rep["gpu_sampling"]["traced_steps"] == 9);
+  CHECK(rep["gpu_sampling"]["run_steps"] == 22);
+  CHECK(rep["gpu_sampling"]["analysed_window"] == 1);
+  CHECK(rep["gpu_sampling"]["run_step_mean_ms"].get<double>() == doctest::Approx(10.0).epsilon(0.1));
+  bool noted = false;
+  for (const auto& n : rep["notes"]) noted |= n.get<std::string>().rfind("sampled GPU figures:", 0) == 0;
+  CHECK(noted);
+
+  // The default schedule without CUDA: recorded in meta, no marks, every step analysed.
+  const std::string plain = scratch.file("plain.amdahl");
+  run_ok({amdahl_bin(), "profile", "-o", plain, "--", cpu_pipeline_bin(), "--steps", "6", "--warmup-steps", "0",
+          "--loader-threads", "0", "--cost", "sleep", "--io-ms", "1", "--preprocess-ms", "1", "--h2d-ms", "1",
+          "--compute-ms", "1"},
+         scratch);
+  CHECK(meta_value(plain, "gpu_schedule") == "10/200@20");
+  CHECK(window_marks(plain).empty());
+  const RunResult all = run({amdahl_bin(), "profile", "-o", scratch.file("all.amdahl"), "--gpu-steps", "all", "--",
+                             "true"},
+                            scratch);
+  CHECK(all.exit_code == 0);
+  CHECK(meta_value(scratch.file("all.amdahl"), "gpu_schedule") == "all");
+}
+
+TEST_CASE("--gpu-sample refuses bad values, and --gpu-steps with it, with one line and exit code 1") {
+  ScratchDir scratch;
+  for (const char* bad : {"5/5", "0/5", "6/5", "5", "5/x", "5/50@", "2:4", "all", ""}) {
+    const RunResult r = run({amdahl_bin(), "profile", "-o", scratch.file("x.amdahl"), "--gpu-sample", bad, "--", "true"},
+                            scratch);
+    INFO(describe({"--gpu-sample", bad}, r));
+    CHECK(r.exit_code == 1);
+    CHECK_FALSE(file_exists(scratch.file("x.amdahl")));
+  }
+  const RunResult r = run({amdahl_bin(), "profile", "-o", scratch.file("y.amdahl"), "--gpu-steps", "2/5", "--", "true"},
+                          scratch);
+  CHECK(r.exit_code == 1);
+  const RunResult both = run({amdahl_bin(), "profile", "-o", scratch.file("z.amdahl"), "--gpu-steps", "1:4",
+                              "--gpu-sample", "2/5", "--", "true"},
+                             scratch);
+  CHECK(both.exit_code == 1);
+  CHECK(both.err.find("--gpu-steps and --gpu-sample exclude each other") != std::string::npos);
+}

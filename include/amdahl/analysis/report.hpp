@@ -65,6 +65,7 @@ struct Report {
   Interval window;
   std::size_t steps = 0, total_steps = 0, warmup = 0;
   std::size_t first_step = 0;   // number of the first analysed step, 0-based (steps.hpp)
+  std::optional<GpuSampling> gpu_sampling;  // GPU traced in windows (steps.hpp)
   bool warmup_auto = true;
   std::size_t fill_steps = 0;   // of warmup: the input pipeline's fill (steps.hpp, pipeline_edges)
   std::size_t drain_steps = 0;  // trailing steps excluded: the pipeline's drain

@@ -13,6 +13,19 @@
 
 namespace amdahl::analysis {
 
+// Sampled GPU tracing (`amdahl profile --gpu-sample`, or --gpu-steps FROM:TO): the GPU records
+// exist only inside the trace windows; the analysis attributes the steps of one window (the one
+// with the most whole steps, the later on a tie) and states it, and gives the step time of
+// every step of the run (after the warm-up) beside it.
+struct GpuSampling {
+  std::size_t windows = 0;       // trace windows of the driving process
+  std::size_t traced_steps = 0;  // steps wholly inside some window
+  std::size_t run_steps = 0;     // all steps of the driving thread
+  std::size_t used_window = 0;   // 1-based: the window analysed
+  std::size_t run_warmup = 0;    // leading steps of the run left out of the run's step time
+  double run_step_mean_ms = 0, run_step_median_ms = 0;  // every step after run_warmup
+};
+
 struct StepSelection {
   std::size_t driving_lane = 0;
   bool has_steps = false;
@@ -31,6 +44,7 @@ struct StepSelection {
   std::vector<Interval> spans;
   Interval window;
   std::vector<std::string> notes;
+  std::optional<GpuSampling> sampling;  // set when the profile has GPU trace windows
 };
 
 // Automatic warm-up: always the first step, then every following leading step longer than 3x
@@ -56,6 +70,18 @@ PipelineEdges pipeline_edges(const Timeline& timeline, std::size_t driving_lane,
 // amdahl, left by `amdahl profile --gpu-steps`), in time order; an open window ends at INT64_MAX.
 // Empty when GPU activity was collected throughout.
 std::vector<Interval> gpu_trace_windows(const format::RecordSet& rs, std::uint32_t pid);
+
+// The steps of `steps` (sorted) that lie wholly inside a window, grouped by window (windows
+// without a whole step are left out); and the index of the group the analysis uses: the one
+// with the most steps, the later on a tie, among the windows that open after the first step
+// starts -- a start-up window (`--gpu-sample` traces from CUDA's start to step SKIP) is used
+// only when no other window holds a step. Pure.
+struct WindowSteps {
+  std::vector<std::vector<Interval>> groups;
+  std::vector<bool> startup;  // per group: its window opened before the first step
+  std::size_t chosen = 0;
+};
+WindowSteps steps_in_windows(const std::vector<Interval>& steps, const std::vector<Interval>& windows);
 
 // Throws InputError when there is nothing to analyse or the warm-up leaves no step.
 StepSelection select_steps(const Timeline& timeline, std::optional<std::size_t> warmup);

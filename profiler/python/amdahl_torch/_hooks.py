@@ -434,6 +434,51 @@ def _body_compute(orig, args, kwargs):
     return _compute(orig, args, kwargs)
 
 
+# nn.Module.__call__ runs for every module of the model (hundreds per step in a transformer),
+# while the gpu_compute stage needs only the outermost call. While the driving thread is inside
+# an outermost forward, _fwd_busy is set and every inner call takes a one-frame fast path: one
+# global read, then the original call. AMDAHL_TORCH_MODULE_CALLS=all keeps the general path for
+# every call (the thread-local stack check of _compute; for comparison, docs/torch.md).
+_fwd_busy = False
+_module_calls_all = os.environ.get("AMDAHL_TORCH_MODULE_CALLS", "") == "all"
+
+
+def _outer_forward(orig, args, kwargs):
+    global _fwd_busy
+    if _tls.stack or not _on_driver():
+        return _compute(orig, args, kwargs)
+    _fwd_busy = True
+    try:
+        return _compute(orig, args, kwargs)
+    finally:
+        _fwd_busy = False
+
+
+def _module_call_wrapper(orig):
+    if _module_calls_all:
+        return _wrap(orig, _body_compute)
+
+    def __call__(self, *args, **kwargs):
+        if _fwd_busy or _in_worker:
+            return orig(self, *args, **kwargs)
+        return _outer_forward(orig, (self,) + args, kwargs)
+    for a in ("__module__", "__name__", "__qualname__", "__doc__"):
+        try:
+            setattr(__call__, a, getattr(orig, a))
+        except Exception:  # noqa: BLE001
+            pass
+    __call__.__wrapped__ = orig
+    __call__._amdahl_wrapped = True
+    return __call__
+
+
+def _patch_module_call(torch):
+    orig = torch.nn.Module.__call__
+    if getattr(orig, "_amdahl_wrapped", False):
+        return
+    torch.nn.Module.__call__ = _module_call_wrapper(orig)
+
+
 def _opt_pre_hook(opt, args, kwargs):
     if _in_worker:
         return None
@@ -473,7 +518,7 @@ def _scaler_step(orig, args, kwargs):
 
 
 def _patch_compute(torch):
-    _place("module_forward", lambda: _patch_attr(torch.nn.Module, "__call__", _body_compute))
+    _place("module_forward", lambda: _patch_module_call(torch))
     _place("tensor_backward", lambda: _patch_attr(torch.Tensor, "backward", _body_compute))
     _place("autograd_backward", lambda: _patch_attr(torch.autograd, "backward", _body_compute))
 

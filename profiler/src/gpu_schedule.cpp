@@ -1,0 +1,86 @@
+// The GPU trace schedule (see gpu_schedule.hpp).
+#include "gpu_schedule.hpp"
+
+#include <algorithm>
+
+namespace amdahl::profiler {
+namespace {
+std::optional<std::uint64_t> number(std::string_view s) noexcept {
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+}  // namespace
+
+std::optional<GpuSchedule> parse_gpu_schedule(std::string_view text) noexcept {
+  GpuSchedule s;
+  if (text == "all") return s;
+  if (const auto colon = text.find(':'); colon != std::string_view::npos) {
+    const auto from = number(text.substr(0, colon));
+    const auto to = number(text.substr(colon + 1));
+    if (!from || !to || *to <= *from) return std::nullopt;
+    s.kind = ScheduleKind::Window;
+    s.from = *from;
+    s.to = *to;
+    return s;
+  }
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const auto at = text.find('@', slash);
+  const auto k = number(text.substr(0, slash));
+  const auto m = number(text.substr(slash + 1, at == std::string_view::npos ? std::string_view::npos : at - slash - 1));
+  std::optional<std::uint64_t> skip = s.skip;
+  if (at != std::string_view::npos) skip = number(text.substr(at + 1));
+  if (!k || !m || !skip || *k == 0 || *k >= *m) return std::nullopt;
+  s.kind = ScheduleKind::Sample;
+  s.k = *k;
+  s.m = *m;
+  s.skip = *skip;
+  return s;
+}
+
+std::string schedule_text(const GpuSchedule& s) {
+  switch (s.kind) {
+    case ScheduleKind::All: return "all";
+    case ScheduleKind::Window: return std::to_string(s.from) + ":" + std::to_string(s.to);
+    case ScheduleKind::Sample: break;
+  }
+  return std::to_string(s.k) + "/" + std::to_string(s.m) + "@" + std::to_string(s.skip);
+}
+
+TraceAction step_action(const GpuSchedule& s, std::uint64_t step) noexcept {
+  switch (s.kind) {
+    case ScheduleKind::All: return TraceAction::None;
+    case ScheduleKind::Window:
+      if (step == s.from) return TraceAction::Open;
+      return step == s.to ? TraceAction::Close : TraceAction::None;
+    case ScheduleKind::Sample: break;
+  }
+  if (step < s.skip) return TraceAction::None;
+  if (step == s.skip) return TraceAction::Close;  // the end of the start-up window
+  const std::uint64_t phase = (step - s.skip) % s.m;
+  if (phase == 0) return TraceAction::Open;
+  return phase == s.k && step > s.skip + s.m ? TraceAction::Close : TraceAction::None;
+}
+
+bool schedule_done_after(const GpuSchedule& s, std::uint64_t step) noexcept {
+  switch (s.kind) {
+    case ScheduleKind::All: return true;
+    case ScheduleKind::Window: return step >= s.to;
+    case ScheduleKind::Sample: break;
+  }
+  return false;
+}
+
+bool time_window_open(const GpuSchedule& s, std::uint64_t ms) noexcept {
+  if (s.kind != ScheduleKind::Sample) return false;
+  if (ms < s.fallback_ms) return true;
+  if (s.period_ms == 0) return false;
+  return (ms - s.fallback_ms) % s.period_ms >= s.period_ms - std::min(s.on_ms, s.period_ms);
+}
+
+}  // namespace amdahl::profiler

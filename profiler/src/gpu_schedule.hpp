@@ -1,0 +1,53 @@
+// When CUPTI traces GPU activity (`amdahl profile --gpu-steps` / `--gpu-sample`, env
+// AMDAHL_GPU_STEPS): everything, one window of steps FROM:TO, or periodic windows of K steps out
+// of every M after a start-up window, with a time-based fallback for programs that never start
+// a `step` range. Parsing and the step/tick-to-action rules are pure (tests/cupti).
+//
+// K/M@SKIP: traced from the start (CUDA's initialisation) until step SKIP -- so that a program
+// shorter than that, or one without steps, is traced throughout -- then steps SKIP+M*j to
+// SKIP+M*j+K-1 for every j >= 1. Without a step in the first fallback_ms, the start-up window
+// closes there and on_ms at the end of every period_ms is traced.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace amdahl::profiler {
+
+enum class ScheduleKind { All, Window, Sample };
+
+struct GpuSchedule {
+  ScheduleKind kind = ScheduleKind::All;
+  std::uint64_t from = 0, to = 0;        // Window: steps [from, to)
+  std::uint64_t k = 10, m = 200, skip = 20;  // Sample: start-up until step skip, then skip + j*m ... + k - 1, j >= 1
+  // Sample, programs without steps: when no step started in the first `fallback_ms`, the
+  // start-up window closes and the last `on_ms` of every `period_ms` after it is traced.
+  std::uint64_t fallback_ms = 60000, on_ms = 1000, period_ms = 20000;
+};
+
+// The defaults of `amdahl profile` (no --gpu-steps / --gpu-sample given).
+inline constexpr std::string_view kDefaultGpuSample = "10/200@20";
+
+// "all"; "FROM:TO" (0 <= FROM < TO); "K/M" or "K/M@SKIP" (0 < K < M). Decimal, at most 18
+// digits a number. nullopt for anything else.
+std::optional<GpuSchedule> parse_gpu_schedule(std::string_view text) noexcept;
+
+// The schedule as parse_gpu_schedule reads it (the profile's meta keeps this text).
+std::string schedule_text(const GpuSchedule& s);
+
+enum class TraceAction { None, Open, Close };
+
+// What the start of step `step` (0-based, counted over the process) does to GPU tracing.
+TraceAction step_action(const GpuSchedule& s, std::uint64_t step) noexcept;
+
+// Whether the schedule has no action at any step after `step` (the core stops counting steps).
+bool schedule_done_after(const GpuSchedule& s, std::uint64_t step) noexcept;
+
+// The time-based fallback of a Sample schedule: whether GPU tracing should be on `ms`
+// milliseconds after the process started, when no step has started so far (true before
+// fallback_ms: the start-up window).
+bool time_window_open(const GpuSchedule& s, std::uint64_t ms) noexcept;
+
+}  // namespace amdahl::profiler

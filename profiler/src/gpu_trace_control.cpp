@@ -1,0 +1,69 @@
+// The sampled-tracing state machine (see gpu_trace_control.hpp).
+#include "gpu_trace_control.hpp"
+
+namespace amdahl::profiler {
+
+void TraceControl::open() noexcept {
+  std::lock_guard<std::mutex> lock(mu_);
+  switch (state_) {
+    case TraceState::Idle:
+      ops_.enable_tracing();
+      state_ = TraceState::Tracing;
+      break;
+    case TraceState::DetachPending:  // no API call came between close and open: stay attached
+      pending_.store(false, std::memory_order_release);
+      ops_.disarm_detach();
+      ops_.enable_tracing();
+      state_ = TraceState::Tracing;
+      break;
+    case TraceState::Detached:
+      if (!ops_.attach()) {
+        state_ = TraceState::Off;
+        break;
+      }
+      attaches_.fetch_add(1);
+      ops_.enable_tracing();
+      state_ = TraceState::Tracing;
+      break;
+    case TraceState::Tracing:
+    case TraceState::Off:
+      break;
+  }
+}
+
+void TraceControl::close() noexcept {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ != TraceState::Tracing) return;
+  ops_.disable_tracing();
+  if (ops_.arm_detach()) {
+    state_ = TraceState::DetachPending;
+    pending_.store(true, std::memory_order_release);
+  } else {
+    state_ = TraceState::Idle;
+  }
+}
+
+void TraceControl::finish_detach() noexcept {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ != TraceState::DetachPending) return;
+  pending_.store(false, std::memory_order_release);
+  if (ops_.finalize()) {
+    detaches_.fetch_add(1);
+    state_ = TraceState::Detached;
+  } else {
+    ops_.disarm_detach();
+    state_ = TraceState::Idle;
+  }
+}
+
+bool TraceControl::attached() const noexcept {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_ != TraceState::Detached && state_ != TraceState::Off;
+}
+
+TraceState TraceControl::state() const noexcept {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_;
+}
+
+}  // namespace amdahl::profiler

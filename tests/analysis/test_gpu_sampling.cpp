@@ -1,0 +1,123 @@
+// Sampled GPU tracing in the analysis (steps.hpp, GpuSampling): a profile whose GPU records
+// (and API records: CUPTI is detached between windows) exist only in the traced windows gives
+// the stage fractions and GPU figures of the fully traced run where the steps are alike, never
+// reads an untraced step as GPU idle, says which figures are sampled, and takes the run's step
+// time from every step.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "amdahl/analysis/report.hpp"
+#include "profile_builder.hpp"
+
+using namespace amdahl::analysis;
+using amdahl::format::GpuOpKind;
+using amdahl::test::ms;
+using amdahl::test::ProfileBuilder;
+
+namespace {
+
+constexpr int kSteps = 60;
+
+// Step i: [10i, 10i+10] ms: cpu_preprocess 3 ms, then gpu_compute launches a 5.5 ms kernel and
+// waits for it. `traced(i)`: whether step i has its GPU and API records.
+template <class Traced>
+ProfileBuilder run(Traced traced, double step_ms = 10) {
+  ProfileBuilder b;
+  std::uint32_t corr = 1;
+  for (int i = 0; i < kSteps; ++i) {
+    const double t = step_ms * i;
+    b.range(1, "amdahl", "step", t, t + step_ms);
+    b.stage(1, "cpu_preprocess", t, t + 3);
+    b.stage(1, "gpu_compute", t + 3, t + 9.2);
+    if (!traced(i)) continue;
+    b.api(1, "cudaLaunchKernel", t + 3.1, t + 3.2, corr);
+    b.gpu(GpuOpKind::Kernel, t + 3.5, t + 9, corr, amdahl::format::CopyKind::Unknown, "gemm");
+    ++corr;
+    b.api(1, "cudaStreamSynchronize", t + 3.3, t + 9.1, corr++);
+  }
+  return b;
+}
+
+double fraction(const Report& r, const std::string& name) {
+  const StageRow* s = r.find_stage(name);
+  return s ? s->fraction : -1;
+}
+
+}  // namespace
+
+TEST_CASE("sampled windows: same stage fractions and GPU share as the fully traced run") {
+  const Report full = analyze(run([](int) { return true; }).profile, AnalysisOptions{});
+  auto in_window = [](int i) { return (i >= 20 && i < 25) || (i >= 40 && i < 45); };
+  ProfileBuilder sb = run(in_window);
+  for (int on : {20, 40}) {
+    sb.mark(1, "gpu_trace_on", 10.0 * on, on);
+    sb.mark(1, "gpu_trace_off", 10.0 * (on + 5), on + 5);
+  }
+  const Report sampled = analyze(sb.profile, AnalysisOptions{});
+  INFO("full " << full.steps << " steps, sampled " << sampled.steps);
+  CHECK(full.steps == kSteps - 1);
+  // Window 2 (steps 40..44; the later of two as large), less its first step as warm-up.
+  CHECK(sampled.steps == 4);
+  CHECK(sampled.first_step == 41);
+  for (const char* st : {"cpu_preprocess", "gpu_compute"}) {
+    INFO(st);
+    CHECK(fraction(sampled, st) == doctest::Approx(fraction(full, st)).epsilon(0.01));
+  }
+  const double full_idle = static_cast<double>(full.gpu.idle_ns) / static_cast<double>(full.wall_ns);
+  const double sampled_idle = static_cast<double>(sampled.gpu.idle_ns) / static_cast<double>(sampled.wall_ns);
+  CHECK(sampled_idle == doctest::Approx(full_idle).epsilon(0.02));
+  CHECK(sampled_idle < 0.5);  // untraced steps would read as idle: 45 of 50 ms a window
+  REQUIRE(sampled.gpu_sampling);
+  CHECK(sampled.gpu_sampling->windows == 2);
+  CHECK(sampled.gpu_sampling->traced_steps == 10);
+  CHECK(sampled.gpu_sampling->run_steps == kSteps);
+  CHECK(sampled.gpu_sampling->used_window == 2);
+  CHECK(sampled.gpu_sampling->run_step_mean_ms == doctest::Approx(10.0));
+  bool noted = false;
+  for (const auto& n : sampled.notes) noted |= n.rfind("sampled GPU figures: GPU activity was traced for 10 of 60 steps", 0) == 0;
+  CHECK(noted);
+  CHECK_FALSE(full.gpu_sampling);
+  const auto j = report_to_json(sampled);
+  CHECK(j["gpu_sampling"]["traced_steps"] == 10);
+  CHECK(j["gpu_sampling"]["run_steps"] == kSteps);
+}
+
+TEST_CASE("sampled windows: the run's step time comes from every step, the breakdown from a window") {
+  // Steps outside the windows are slower (say, an evaluation pass): the run's mean says so.
+  ProfileBuilder b;
+  for (int i = 0; i < 30; ++i) {
+    const double t = 10.0 * i;
+    b.range(1, "amdahl", "step", t, t + 10);
+    b.stage(1, "cpu_preprocess", t, t + 3);
+  }
+  for (int i = 30; i < 40; ++i) {
+    const double t = 300 + 20.0 * (i - 30);
+    b.range(1, "amdahl", "step", t, t + 20);
+    b.stage(1, "cpu_preprocess", t, t + 3);
+  }
+  b.mark(1, "gpu_trace_on", 50, 5).mark(1, "gpu_trace_off", 100, 10);
+  const Report r = analyze(b.profile, AnalysisOptions{});
+  REQUIRE(r.gpu_sampling);
+  CHECK(r.steps == 4);
+  CHECK(r.wall_ns == ms(40));
+  CHECK(r.gpu_sampling->run_step_mean_ms == doctest::Approx((29 * 10.0 + 10 * 20.0) / 39).epsilon(0.001));
+  CHECK(r.gpu_sampling->run_step_median_ms == doctest::Approx(10.0));
+}
+
+TEST_CASE("steps_in_windows: whole steps only, groups per window, the largest (later on a tie) chosen") {
+  const std::vector<Interval> steps{{0, 10}, {10, 20}, {20, 30}, {30, 40}, {40, 50}, {50, 60}};
+  const WindowSteps ws = steps_in_windows(steps, {{5, 30}, {30, 35}, {40, 60}});
+  REQUIRE(ws.groups.size() == 2);  // {30, 35} holds no whole step
+  CHECK(ws.groups[0].size() == 2);
+  CHECK(ws.groups[1].size() == 2);
+  CHECK(ws.chosen == 1);
+  CHECK(steps_in_windows(steps, {{100, 200}}).groups.empty());
+  // A start-up window (opened before the first step) is used only when no other holds a step.
+  const WindowSteps su = steps_in_windows(steps, {{-5, 40}, {50, 60}});
+  REQUIRE(su.groups.size() == 2);
+  CHECK(su.startup[0]);
+  CHECK_FALSE(su.startup[1]);
+  CHECK(su.chosen == 1);
+  CHECK(steps_in_windows(steps, {{-5, 40}}).chosen == 0);
+}
