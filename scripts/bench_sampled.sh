@@ -10,7 +10,8 @@
 # BENCH_HOOKS=1 adds a per-hook cost run on BERT (AMDAHL_TORCH_SKIP rounds, CUPTI off, so only
 # the hooks and their NVTX ranges cost) after the main table.
 # Knobs: BENCH_ROUNDS (3), RN_WARMUP (30), RN_ITERS (200), BERT_WARMUP (30), BERT_STEPS (400),
-#        BENCH_BUDGET_S (420: later rounds are skipped past it), BENCH_SAMPLE (the default schedule).
+#        BENCH_BUDGET_S (420: later rounds are skipped past it), BENCH_SAMPLE (the default schedule),
+#        BENCH_MODELS ("resnet50 bert"), BENCH_CONFIGS ("unprofiled sampled traced_all torch_profiler").
 # Usage: OUT=/some/dir scripts/bench_sampled.sh   (build first; AMDAHL_BUILD_DIR honoured)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -64,15 +65,15 @@ bert_value_fn() { bert_value; }
 
 for r in $(seq "$rounds"); do
   if [ "$r" -gt 1 ] && [ "$(elapsed)" -gt "$budget" ]; then echo "budget of $budget s spent: round $r skipped"; break; fi
-  for model in resnet50 bert; do
-    for cfg in unprofiled sampled traced_all torch_profiler; do run_cfg "$model" "$r" "$cfg"; done
+  for model in ${BENCH_MODELS:-resnet50 bert}; do
+    for cfg in ${BENCH_CONFIGS:-unprofiled sampled traced_all torch_profiler}; do run_cfg "$model" "$r" "$cfg"; done
   done
 done
 
 # The stage fractions of the round-1 sampled and fully traced profiles.
 fractions="$work/fractions.tsv"
 : > "$fractions"
-for model in resnet50 bert; do
+for model in ${BENCH_MODELS:-resnet50 bert}; do
   for cfg in sampled traced_all; do
     p="$work/$model-$cfg-r1.amdahl"
     [ -f "$p" ] || continue
