@@ -368,6 +368,10 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
     }
   }
   r.notes.insert(r.notes.end(), sel.notes.begin(), sel.notes.end());
+  if (drv.nested_steps > 0)
+    r.notes.push_back(std::to_string(drv.nested_steps) +
+                      " step ranges of the driving thread overlap an earlier step range (two sources of steps, e.g. the "
+                      "program's own `step` range and the one --torch opens): the first of each overlap is the step");
   r.driving_view = compute_exposure(tl, sel, op_stages);
   r.exposure = r.driving_view;
   r.gpu = summarize_gpu(tl, op_stages, sel.window);

@@ -271,6 +271,17 @@ Timeline build_timeline(const format::RecordSet& rs, const StageRules& rules) {
     auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
     auto by_ts = [](const ItemMark& a, const ItemMark& b) { return a.ts_ns < b.ts_ns; };
     std::sort(lane.steps.begin(), lane.steps.end(), by_start);
+    // Two sources of steps on one thread (the program's own `step` range and the one --torch
+    // opens, say) give two overlapping steps per iteration: keep the first of each overlap.
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < lane.steps.size(); ++k) {
+      if (kept > 0 && lane.steps[k].start_ns < lane.steps[kept - 1].end_ns) {
+        ++lane.nested_steps;
+        continue;
+      }
+      lane.steps[kept++] = lane.steps[k];
+    }
+    lane.steps.resize(kept);
     std::sort(lane.wait_ranges.begin(), lane.wait_ranges.end(), by_start);
     std::sort(lane.blocking_syncs.begin(), lane.blocking_syncs.end(), by_start);
     std::stable_sort(lane.produces.begin(), lane.produces.end(), by_ts);

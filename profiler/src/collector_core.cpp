@@ -388,21 +388,32 @@ format::StrId intern_cached(ThreadState* ts, const char* s) noexcept {
   return id;
 }
 
-// Slow path of the GPU trace window: a range named `step` started on some thread.
-void note_step_start(ThreadState* ts) noexcept {
+// Whether a `step` range is already open on this thread: the program's own `step` and the one
+// --torch opens make two per iteration, which count as one for the schedule.
+bool step_open_on(const ThreadState* ts, format::StrId step) noexcept {
+  for (const StackEntry& e : ts->stack)
+    if (e.rec != nullptr && e.rec->name == step && e.rec->end_ns.load(std::memory_order_relaxed) == 0) return true;
+  return ts->counted_step != nullptr && ts->counted_step->end_ns.load(std::memory_order_relaxed) == 0;
+}
+
+// Slow path of the GPU trace window: a range named `step` started on some thread. Returns
+// whether it was counted (false for a step nested in an open one).
+bool note_step_start(ThreadState* ts) noexcept {
+  if (step_open_on(ts, g_step_watch.load(std::memory_order_relaxed))) return false;
   const std::uint64_t n = g_steps_seen.fetch_add(1, std::memory_order_relaxed);
   const TraceAction a = step_action(g_window, n);
-  if (a == TraceAction::None) return;
+  if (a == TraceAction::None) return true;
   if (a == TraceAction::Close && schedule_done_after(g_window, n)) g_step_watch.store(kNoWatch, std::memory_order_relaxed);
   const GpuWindowHook h = g_window_hook.load(std::memory_order_acquire);
   // A sampled window is marked only where CUDA started (the CUPTI side registered its hook):
   // a CPU-only process has no GPU records to keep to.
-  if (h == nullptr && g_window.kind == ScheduleKind::Sample && !g_marks_always) return;
+  if (h == nullptr && g_window.kind == ScheduleKind::Sample && !g_marks_always) return true;
   format::Payload p;
   p.kind = format::PayloadKind::Int64;
   p.i = static_cast<std::int64_t>(n);
   add_mark(ts, intern("amdahl"), intern(a == TraceAction::Open ? "gpu_trace_on" : "gpu_trace_off"), 0, p);
   if (h != nullptr) h(a == TraceAction::Open);
+  return true;
 }
 
 namespace {
@@ -543,13 +554,15 @@ constexpr std::uint64_t kIdLocalMask = (std::uint64_t{1} << kIdLocalBits) - 1;
 
 std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
                           const format::Payload& payload) noexcept {
-  if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] note_step_start(ts);
+  bool counted_step = false;
+  if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] counted_step = note_step_start(ts);
   const std::int64_t t = clock_now_ns();
   LocalRange* r = ts->ranges.reserve();
   if (r == nullptr) {
     g_dropped_ranges.fetch_add(1, std::memory_order_relaxed);
     return 0;
   }
+  if (counted_step) [[unlikely]] ts->counted_step = r;
   r->start_ns = t;
   r->domain = domain;
   r->name = name;

@@ -96,6 +96,9 @@ struct ThreadState {
   // Pops seen (owner writes, the flusher reads): with the published counts of the buffers it
   // tells the flusher whether anything changed since its last look.
   std::atomic<std::uint64_t> pops{0};
+  // The last start/end `step` range counted for the GPU trace schedule on this thread (owner
+  // thread only): a step opened while it is still open is nested, not counted again.
+  LocalRange* counted_step = nullptr;
   static constexpr std::size_t kCacheSize = 64;
   InternCacheEntry cache[kCacheSize];
 };

@@ -79,6 +79,7 @@ def main():
             continue
         check_profile(name, prof, opt_steps, workers, extra)
         check_report(amdahl, name, prof, workers)
+    check_own_step(amdahl, work, base_args)
     check_auto(amdahl, work, base_args)
     check_workers_whatif(amdahl, work)
     if failures:
@@ -180,6 +181,38 @@ def check_report(amdahl, name, prof, workers):
     exposed = {s["name"]: s["fraction"] for s in rep["stages"]}
     print("     %s: steps %d/%d, exposed %s" % (name, rep["steps"], rep["total_steps"],
           ", ".join("%s %.2f" % kv for kv in sorted(exposed.items()))))
+
+
+def check_own_step(amdahl, work, base_args):
+    # A script that pushes its own `step` range, under --torch: two step ranges per iteration
+    # (its own, and the hooks' inside it). The report counts one step per iteration and says so;
+    # the GPU schedule counts one too (AMDAHL_GPU_MARKS=always marks windows without CUDA).
+    print("== case own_step")
+    prof = os.path.join(work, "own_step.amdahl")
+    args = [sys.executable, SCRIPT] + base_args + ["--workers", "0", "--own-step"]
+    env = env_with(FAKE)
+    env["AMDAHL_GPU_MARKS"] = "always"
+    run = subprocess.run([amdahl, "profile", "--torch", "--gpu-sample", "2/4@3", "-o", prof, "--force", "--"] + args,
+                         capture_output=True, text=True, env=env, cwd=work)
+    check(run.returncode == 0, "own_step: profiled run exits 0 (%s)" % run.stderr[-500:])
+    if run.returncode != 0:
+        return
+    db = sqlite3.connect(prof)
+    marks = [(n, p) for n, p in db.execute(
+        "SELECT name, payload_int FROM marks_named WHERE domain='amdahl' AND name LIKE 'gpu_trace_%' ORDER BY ts_ns")]
+    # 12 iterations, one counted step each: 2/4@3 closes the start-up window at step 3, opens at
+    # 7 and 11, closes at 9.
+    want = [("gpu_trace_off", 3), ("gpu_trace_on", 7), ("gpu_trace_off", 9), ("gpu_trace_on", 11)]
+    check(marks == want, "own_step: the schedule counts one step per iteration (%s)" % marks)
+    r = subprocess.run([amdahl, "report", prof, "--format", "json"], capture_output=True, text=True)
+    check(r.returncode == 0, "own_step: report exits 0 (%s)" % r.stderr[-300:])
+    if r.returncode != 0:
+        return
+    rep = json.loads(r.stdout)
+    notes = " ".join(rep.get("notes", []))
+    check("overlap an earlier step range" in notes, "own_step: the report says the nested steps were set aside")
+    run_steps = rep.get("gpu_sampling", {}).get("run_steps", rep.get("total_steps"))
+    check(run_steps == 12, "own_step: 12 steps in the run, not 24 (%s)" % run_steps)
 
 
 def meta_of(prof):

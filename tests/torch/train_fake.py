@@ -42,6 +42,7 @@ def main():
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--break-after", type=int, default=-1, help="last epoch: stop after this many batches")
     ap.add_argument("--context", default=None, help="multiprocessing context (fork/spawn)")
+    ap.add_argument("--own-step", action="store_true", help="push an NVTX `step` range around each iteration")
     a = ap.parse_args()
     dim = 16
     ds = FileDataset(a.data, a.samples, dim)
@@ -55,6 +56,9 @@ def main():
         for i, (x, y) in enumerate(loader):
             if last and a.break_after >= 0 and i >= a.break_after:
                 break
+            if a.own_step:
+                import nvtx
+                nvtx.push_range("step")
             x = x.to("cuda", non_blocking=True)
             y = y.cuda()
             opt.zero_grad()
@@ -62,6 +66,8 @@ def main():
             loss = out.sum()
             loss.backward()
             opt.step()
+            if a.own_step:
+                nvtx.pop_range()
             steps += 1
             print("epoch %d batch %d loss %.6f labels %s" % (epoch, i, loss.item(), y.values))
     print("optimizer steps: %d" % steps)

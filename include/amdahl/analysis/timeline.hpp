@@ -44,7 +44,8 @@ struct Lane {
   std::uint64_t tid = 0;
   std::string name;
   std::vector<Segment> segments;       // sorted, non-overlapping, gaps inside are `other`
-  std::vector<Interval> steps;         // step ranges opened on this lane, sorted by start
+  std::vector<Interval> steps;         // step ranges opened on this lane, sorted by start, disjoint
+  std::int64_t nested_steps = 0;       // step ranges dropped because they overlap an earlier one
   std::vector<Interval> wait_ranges;   // amdahl `wait` ranges, sorted by start
   std::vector<Interval> blocking_syncs;  // blocking CUDA calls made on this lane
   std::vector<ItemMark> produces;      // sorted by ts
