@@ -8,7 +8,9 @@
 # traced profile of round 1 (amdahl report --format json). Prints one table; writes
 # $OUT/sampled.md and the round-1 profiles gzipped (4 files).
 # BENCH_HOOKS=1 adds a per-hook cost run on BERT (AMDAHL_TORCH_SKIP rounds, CUPTI off, so only
-# the hooks and their NVTX ranges cost) after the main table.
+# the hooks and their NVTX ranges cost) after the main table: HOOKS_ROUNDS (2), HOOKS_CONFIGS
+# (none-torch module-calls-all range-cpu-off all-hooks and AMDAHL_TORCH_SKIP lists; see below).
+# BENCH_ROUNDS=0 skips the main table.
 # Knobs: BENCH_ROUNDS (3), RN_WARMUP (30), RN_ITERS (200), BERT_WARMUP (30), BERT_STEPS (400),
 #        BENCH_BUDGET_S (420: later rounds are skipped past it), BENCH_SAMPLE (the default schedule),
 #        BENCH_MODELS ("resnet50 bert"), BENCH_CONFIGS ("unprofiled sampled traced_all torch_profiler").
@@ -142,9 +144,10 @@ cat "$out/sampled.md"
 
 if [ "${BENCH_HOOKS:-0}" = 1 ]; then
   echo "== BERT per-hook cost (AMDAHL_CUPTI=0: hooks and NVTX only)" | tee "$out/hooks.md"
-  for r in 1 2; do
-    for skip in none-torch module-calls-all range-cpu-off "" module_forward tensor_to,tensor_cuda,tensor_pin_memory \
-                optimizer_step,optimizer_zero_grad,grad_scaler_step tensor_backward,autograd_backward; do
+  hook_cfgs="${HOOKS_CONFIGS:-none-torch module-calls-all range-cpu-off all-hooks module_forward tensor_to,tensor_cuda,tensor_pin_memory optimizer_step,optimizer_zero_grad,grad_scaler_step tensor_backward,autograd_backward}"
+  for r in $(seq "${HOOKS_ROUNDS:-2}"); do
+    for skip in $hook_cfgs; do
+      [ "$skip" = all-hooks ] && skip=""
       if [ "$skip" = none-torch ]; then   # the collector alone (NVTX of the libraries, no hooks)
         v="$(AMDAHL_CUPTI=0 "$A" profile --no-torch -o "$work/h.amdahl" --force -- "${BERT[@]}" 2>/dev/null | bert_value)"
         label="--no-torch"

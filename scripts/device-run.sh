@@ -2,8 +2,9 @@
 # One call on the GPU machine: build (or reuse a carried build), run the `gpu`-labelled tests,
 # then the benchmarks named as arguments (default: all), and leave every result under $OUT
 # (a summary, the full log and a tarball of reports/profiles: the device tool returns at most
-# 8 files). Usage: scripts/device-run.sh [tests] [profiles] [resnet50] [workloads] [overhead] [torch] [kineto] [dataloader] [implicit] [workers]
-# Each step runs under a time limit (STEP_TIMEOUT_<name> seconds, default 300).
+# 8 files). Usage: scripts/device-run.sh [tests] [profiles] [resnet50] [workloads] [overhead] [torch] [kineto] [dataloader] [implicit] [workers] [sampled] [nvtx]
+# Each step runs under a time limit (STEP_TIMEOUT_<name> seconds, default 300); ARGS_<name> are
+# the bench script's arguments (nvtx: "2000000 3" and STRESS_N=0 unless set: pair cost only).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -54,12 +55,16 @@ if want tests; then
   fi
   grep -E "tests passed|Passed|Failed|Skipped|^---- .* exit|test cases" "$OUT_RESULTS/gpu-tests.log" >> "$summary"
 fi
-for b in profiles resnet50 workloads overhead torch kineto dataloader implicit workers; do
+export STRESS_N="${STRESS_N:-0}"
+ARGS_nvtx="${ARGS_nvtx:-2000000 3}"
+for b in profiles resnet50 workloads overhead torch kineto dataloader implicit workers sampled nvtx; do
   if want "$b" && [ -f "scripts/bench_$b.sh" ]; then
     echo "== bench $b ($(( $(date +%s) - t0 )) s)"
     limit_var="STEP_TIMEOUT_$b"
     mkdir -p "$OUT_RESULTS/$b"
-    OUT="$OUT_RESULTS/$b" OUT_RESULTS="$OUT_RESULTS/$b" timeout "${!limit_var:-300}" bash "scripts/bench_$b.sh" 2>&1 | tee "$OUT_RESULTS/bench-$b.log"
+    args_var="ARGS_$b"
+    # shellcheck disable=SC2086
+    OUT="$OUT_RESULTS/$b" OUT_RESULTS="$OUT_RESULTS/$b" timeout "${!limit_var:-300}" bash "scripts/bench_$b.sh" ${!args_var:-} 2>&1 | tee "$OUT_RESULTS/bench-$b.log"
     echo "== bench $b exit ${PIPESTATUS[0]}" | tee -a "$summary"
     tail -n 40 "$OUT_RESULTS/bench-$b.log" >> "$summary"
   fi
