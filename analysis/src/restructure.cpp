@@ -196,18 +196,20 @@ RestructuredGraph redistribute_loaders(const ReplayGraph& g, const LoaderWorkers
 
 }  // namespace
 
-RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWorkers& o) {
-  if (o.workers < 1) throw UsageError("move_loading_to_workers: at least 1 worker is needed");
-  if (o.prefetch < 1) throw UsageError("move_loading_to_workers: a prefetch of at least 1 batch is needed");
-  if (g.span_first_node.empty() || g.nodes.empty()) throw InputError("--workers: no analysis window in the graph");
-  const std::size_t n = g.nodes.size();
-  RestructuredGraph out;
-  WorkersSummary& sum = out.summary;
-  sum.workers = o.workers;
-  sum.prefetch = o.prefetch;
-  sum.steps = g.span_first_node.size();
+namespace {
 
-  // The loading stages present in the profile.
+// Whether a node is loading work (of a stage flagged in `loading`).
+struct LoadingTest {
+  const std::vector<char>* loading;
+  bool operator()(const ReplayNode& nd) const {
+    return nd.kind == NodeKind::Work && nd.stage >= 0 && static_cast<std::size_t>(nd.stage) < loading->size() &&
+           (*loading)[static_cast<std::size_t>(nd.stage)];
+  }
+};
+
+// Step 1: the loading stages present in the profile (flags by stage id; their names go into
+// the summary). None: an input error naming what was asked and what there is.
+std::vector<char> loading_stages(const ReplayGraph& g, const LoaderWorkers& o, WorkersSummary& sum) {
   std::vector<char> loading(g.stage_names.size(), 0);
   for (const auto& name : o.stages)
     for (std::size_t i = 0; i < g.stage_names.size(); ++i)
@@ -218,15 +220,13 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
     for (const auto& s : g.stage_names) known += (known.empty() ? "" : ", ") + s;
     throw InputError("--workers: the profile has none of the loading stages (" + want + "); known stages: " + known);
   }
-  auto is_loading = [&](const ReplayNode& nd) {
-    return nd.kind == NodeKind::Work && nd.stage >= 0 && static_cast<std::size_t>(nd.stage) < loading.size() &&
-           loading[static_cast<std::size_t>(nd.stage)];
-  };
+  return loading;
+}
 
-  // The driving lane in program order.
-  const std::uint32_t drv = g.nodes[g.span_first_node.front()].lane;
+// Step 2: the driving lane's nodes in program order.
+std::vector<std::uint32_t> driving_sequence(const ReplayGraph& g, std::uint32_t drv) {
   std::vector<std::uint32_t> seq;
-  for (std::uint32_t i = 0; i < n; ++i)
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i)
     if (g.nodes[i].lane == drv) seq.push_back(i);
   std::sort(seq.begin(), seq.end(), [&](std::uint32_t a, std::uint32_t b) {
     const ReplayNode &x = g.nodes[a], &y = g.nodes[b];
@@ -234,13 +234,22 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
     if (x.end_ns != y.end_ns) return x.end_ns < y.end_ns;
     return a < b;
   });
-  std::vector<char> boundary(n, 0);  // step starts: a batch never runs across one
-  for (std::uint32_t s : g.span_first_node) boundary[s] = 1;
+  return seq;
+}
 
-  // Batches: maximal runs [first loading node .. last loading node] of loading work, `other`
-  // work and zero-length waits.
-  std::vector<std::uint32_t> batch_of(n, kNone);
-  std::vector<std::vector<std::uint32_t>> batches;
+struct Batches {
+  std::vector<std::vector<std::uint32_t>> nodes;  // per batch, its nodes in program order
+  std::vector<std::uint32_t> batch_of;            // per graph node, its batch or kNone
+};
+
+// Step 3: batches, maximal runs [first loading node .. last loading node] of loading work,
+// `other` work and zero-length waits on the driving lane; a batch never runs across a step start.
+Batches find_batches(const ReplayGraph& g, const std::vector<std::uint32_t>& seq, const LoadingTest& is_loading) {
+  const std::size_t n = g.nodes.size();
+  std::vector<char> boundary(n, 0);
+  for (std::uint32_t s : g.span_first_node) boundary[s] = 1;
+  Batches out;
+  out.batch_of.assign(n, kNone);
   for (std::size_t p = 0; p < seq.size();) {
     if (!is_loading(g.nodes[seq[p]])) { ++p; continue; }
     std::size_t last = p;
@@ -254,12 +263,18 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
     }
     std::vector<std::uint32_t> b(seq.begin() + static_cast<std::ptrdiff_t>(p),
                                  seq.begin() + static_cast<std::ptrdiff_t>(last + 1));
-    for (std::uint32_t id : b) batch_of[id] = static_cast<std::uint32_t>(batches.size());
-    batches.push_back(std::move(b));
+    for (std::uint32_t id : b) out.batch_of[id] = static_cast<std::uint32_t>(out.nodes.size());
+    out.nodes.push_back(std::move(b));
     p = last + 1;
   }
+  return out;
+}
+
+// Step 4: what the batches that start in the analysis window hold.
+void count_window_batches(const ReplayGraph& g, const Batches& batches, const LoadingTest& is_loading,
+                          WorkersSummary& sum) {
   const Interval win = g.window;
-  for (const auto& b : batches) {
+  for (const auto& b : batches.nodes) {
     const ReplayNode& first = g.nodes[b.front()];
     if (first.start_ns < win.start_ns || first.start_ns >= win.end_ns) continue;
     ++sum.batches_in_window;
@@ -267,22 +282,20 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
     for (std::uint32_t id : b)
       if (is_loading(g.nodes[id])) sum.loading_ns_in_window += static_cast<double>(g.nodes[id].end_ns - g.nodes[id].start_ns);
   }
-  sum.batches = batches.size();
-  if (sum.batches_in_window == 0) {
-    std::set<std::uint32_t> other_lanes;
-    for (const ReplayNode& nd : g.nodes)
-      if (nd.lane != drv && is_loading(nd) && nd.end_ns > win.start_ns && nd.start_ns < win.end_ns) other_lanes.insert(nd.lane);
-    if (!other_lanes.empty()) return redistribute_loaders(g, o, loading, std::move(sum));
-    throw InputError("--workers: no loading work (" + [&] {
-      std::string s;
-      for (const auto& x : sum.stages) s += (s.empty() ? "" : ", ") + x;
-      return s;
-    }() + ") in the analysis window: nothing to move to workers");
-  }
+  sum.batches = batches.nodes.size();
+}
 
-  // ---- the new graph: the same nodes (moved ones on worker lanes), one wait per batch on the
-  // driving lane, one anchor node (the workers' start).
-  ReplayGraph& ng = out.graph;
+// The nodes of the new graph beyond the old ones: one wait per batch on the driving lane and
+// one anchor (the workers' start).
+struct MovedNodes {
+  std::vector<std::uint32_t> wait_of;  // per batch
+  std::uint32_t anchor = kNone;
+};
+
+// Step 5: the same nodes with each batch moved to a synthetic worker lane (round robin, its
+// work scaled by the cost factor), a wait for each batch on the driving lane, and the anchor.
+MovedNodes move_batches(const ReplayGraph& g, const LoaderWorkers& o, const Batches& batches, std::uint32_t drv,
+                        ReplayGraph& ng) {
   ng.lanes = g.lanes;
   const auto first_worker_lane = static_cast<std::uint32_t>(ng.lanes.size());
   for (std::size_t w = 0; w < o.workers; ++w) {
@@ -295,80 +308,132 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
     ng.lanes.push_back(std::move(l));
   }
   ng.nodes = g.nodes;
-  const std::size_t nb = batches.size();
-  std::vector<std::uint32_t> wait_of(nb);
+  const std::size_t nb = batches.nodes.size();
+  MovedNodes m;
+  m.wait_of.resize(nb);
   for (std::size_t k = 0; k < nb; ++k) {
     const auto lane = first_worker_lane + static_cast<std::uint32_t>(k % o.workers);
-    for (std::uint32_t id : batches[k]) {
+    for (std::uint32_t id : batches.nodes[k]) {
       ReplayNode& nd = ng.nodes[id];
       nd.lane = lane;
       if (o.cost_factor != 1.0 && nd.kind == NodeKind::Work && nd.end_ns > nd.start_ns)
         nd.end_ns = nd.start_ns + std::llround(static_cast<double>(nd.end_ns - nd.start_ns) * o.cost_factor);
     }
     ReplayNode w;
-    w.start_ns = g.nodes[batches[k].front()].start_ns;
-    w.end_ns = g.nodes[batches[k].back()].end_ns;
+    w.start_ns = g.nodes[batches.nodes[k].front()].start_ns;
+    w.end_ns = g.nodes[batches.nodes[k].back()].end_ns;
     w.base_ns = 0;
     w.lane = drv;
     w.stage = kLabelWait;
     w.kind = NodeKind::Wait;
-    wait_of[k] = static_cast<std::uint32_t>(ng.nodes.size());
+    m.wait_of[k] = static_cast<std::uint32_t>(ng.nodes.size());
     ng.nodes.push_back(w);
   }
   ReplayNode anchor;
-  anchor.start_ns = anchor.end_ns = g.nodes[batches.front().front()].start_ns;
+  anchor.start_ns = anchor.end_ns = g.nodes[batches.nodes.front().front()].start_ns;
   anchor.lane = first_worker_lane;
   anchor.kind = NodeKind::Work;
   anchor.stage = kLabelOther;
-  const auto anchor_id = static_cast<std::uint32_t>(ng.nodes.size());
+  m.anchor = static_cast<std::uint32_t>(ng.nodes.size());
   ng.nodes.push_back(anchor);
-  const std::size_t nn = ng.nodes.size();
+  return m;
+}
 
-  // Incoming edges per new node.
-  std::vector<std::vector<ReplayEdge>> in(nn);
-  // An edge out of a moved node to a node outside its batch leaves from the batch's wait: what
-  // followed the loading on the driving lane now follows the wait for the batch.
+// Step 6: the incoming edges of every node of the new graph. The old edges, with an edge out of
+// a moved node to a node outside its batch leaving from the batch's wait (what followed the
+// loading on the driving lane now follows the wait for the batch), plus the workers' order
+// (each worker's batches one after another) and the prefetch limit (a batch starts once the
+// batch `prefetch x workers` before it was taken).
+std::vector<std::vector<ReplayEdge>> rewire_edges(const ReplayGraph& g, const LoaderWorkers& o, const Batches& batches,
+                                                  const MovedNodes& m, std::uint32_t drv, std::size_t nodes) {
+  const std::size_t n = g.nodes.size();
+  const auto& batch_of = batches.batch_of;
+  std::vector<std::vector<ReplayEdge>> in(nodes);
   auto source = [&](std::uint32_t from, std::uint32_t to) {
     const std::uint32_t b = batch_of[from];
     if (b == kNone) return from;
     if (to < n && batch_of[to] == b) return from;
-    return wait_of[b];
+    return m.wait_of[b];
   };
   for (std::uint32_t i = 0; i < n; ++i) {
     for (std::uint32_t e = g.edge_begin[i]; e < g.edge_begin[i + 1]; ++e) {
       const ReplayEdge& ed = g.edges[e];
       const std::uint32_t b = batch_of[i];
-      if (b != kNone && i == batches[b].front() && batch_of[ed.from] != b && g.nodes[ed.from].lane == drv && !ed.join) {
+      if (b != kNone && i == batches.nodes[b].front() && batch_of[ed.from] != b && g.nodes[ed.from].lane == drv && !ed.join) {
         // The driving lane's edge into the batch: now into the batch's wait.
-        in[wait_of[b]].push_back(make_edge(source(ed.from, wait_of[b]), wait_of[b], ed.weight_ns, false, ed.edge_kind()));
-        if (b == 0) in[anchor_id].push_back(make_edge(source(ed.from, anchor_id), anchor_id, ed.weight_ns, false, ed.edge_kind()));
+        const std::uint32_t w = m.wait_of[b];
+        in[w].push_back(make_edge(source(ed.from, w), w, ed.weight_ns, false, ed.edge_kind()));
+        if (b == 0) in[m.anchor].push_back(make_edge(source(ed.from, m.anchor), m.anchor, ed.weight_ns, false, ed.edge_kind()));
         continue;
       }
       in[i].push_back(make_edge(source(ed.from, i), i, ed.weight_ns, ed.join != 0, ed.edge_kind()));
     }
   }
+  const std::size_t nb = batches.nodes.size();
   const std::size_t ahead = o.prefetch * o.workers;
   for (std::size_t k = 0; k < nb; ++k) {
-    const std::uint32_t first = batches[k].front(), last = batches[k].back();
-    if (k >= o.workers) in[first].push_back(make_edge(batches[k - o.workers].back(), first, 0, false, EdgeKind::Structural));
-    if (k >= ahead) in[first].push_back(make_edge(wait_of[k - ahead], first, 0, false, EdgeKind::Structural));
-    else in[first].push_back(make_edge(anchor_id, first, 0, false, EdgeKind::Structural));
-    in[wait_of[k]].push_back(make_edge(last, wait_of[k], 0, true, EdgeKind::Structural));
+    const std::uint32_t first = batches.nodes[k].front(), last = batches.nodes[k].back();
+    if (k >= o.workers) in[first].push_back(make_edge(batches.nodes[k - o.workers].back(), first, 0, false, EdgeKind::Structural));
+    if (k >= ahead) in[first].push_back(make_edge(m.wait_of[k - ahead], first, 0, false, EdgeKind::Structural));
+    else in[first].push_back(make_edge(m.anchor, first, 0, false, EdgeKind::Structural));
+    in[m.wait_of[k]].push_back(make_edge(last, m.wait_of[k], 0, true, EdgeKind::Structural));
   }
-  set_incoming(ng, in);
+  return in;
+}
 
+// Step 7: the new graph's spans, window and counts (a step that started with a moved node now
+// starts with its batch's wait).
+void finish_moved_graph(const ReplayGraph& g, const Batches& batches, const MovedNodes& m, ReplayGraph& ng) {
+  const auto& batch_of = batches.batch_of;
   ng.stage_names = g.stage_names;
   ng.span_first_node = g.span_first_node;
   for (auto& s : ng.span_first_node)
-    if (batch_of[s] != kNone) s = wait_of[batch_of[s]];
-  ng.window_end_node = batch_of[g.window_end_node] != kNone ? wait_of[batch_of[g.window_end_node]] : g.window_end_node;
+    if (batch_of[s] != kNone) s = m.wait_of[batch_of[s]];
+  ng.window_end_node = batch_of[g.window_end_node] != kNone ? m.wait_of[batch_of[g.window_end_node]] : g.window_end_node;
   ng.window = g.window;
   ng.unlinked_waits = g.unlinked_waits;
-  ng.linked_waits = g.linked_waits + nb;
+  ng.linked_waits = g.linked_waits + batches.nodes.size();
   ng.gpu_joins = g.gpu_joins;
   ng.dropped_backward_edges = g.dropped_backward_edges;
   ng.inferred_stream_edges = g.inferred_stream_edges;
   ng.stage_on_gpu = g.stage_on_gpu;
+}
+
+}  // namespace
+
+RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWorkers& o) {
+  if (o.workers < 1) throw UsageError("move_loading_to_workers: at least 1 worker is needed");
+  if (o.prefetch < 1) throw UsageError("move_loading_to_workers: a prefetch of at least 1 batch is needed");
+  if (g.span_first_node.empty() || g.nodes.empty()) throw InputError("--workers: no analysis window in the graph");
+  RestructuredGraph out;
+  WorkersSummary& sum = out.summary;
+  sum.workers = o.workers;
+  sum.prefetch = o.prefetch;
+  sum.steps = g.span_first_node.size();
+
+  const std::vector<char> loading = loading_stages(g, o, sum);
+  const LoadingTest is_loading{&loading};
+  const std::uint32_t drv = g.nodes[g.span_first_node.front()].lane;
+  const Batches batches = find_batches(g, driving_sequence(g, drv), is_loading);
+  count_window_batches(g, batches, is_loading, sum);
+  if (sum.batches_in_window == 0) {
+    // No loading on the driving lane in the window: loader threads of the program's own do it.
+    const Interval win = g.window;
+    std::set<std::uint32_t> other_lanes;
+    for (const ReplayNode& nd : g.nodes)
+      if (nd.lane != drv && is_loading(nd) && nd.end_ns > win.start_ns && nd.start_ns < win.end_ns) other_lanes.insert(nd.lane);
+    if (!other_lanes.empty()) return redistribute_loaders(g, o, loading, std::move(sum));
+    throw InputError("--workers: no loading work (" + [&] {
+      std::string s;
+      for (const auto& x : sum.stages) s += (s.empty() ? "" : ", ") + x;
+      return s;
+    }() + ") in the analysis window: nothing to move to workers");
+  }
+
+  ReplayGraph& ng = out.graph;
+  const MovedNodes moved = move_batches(g, o, batches, drv, ng);
+  set_incoming(ng, rewire_edges(g, o, batches, moved, drv, ng.nodes.size()));
+  finish_moved_graph(g, batches, moved, ng);
   prepare_replay(ng);
   return out;
 }
