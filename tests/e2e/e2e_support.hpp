@@ -20,16 +20,11 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/test_support.hpp"
+
 namespace amdahl::e2e {
 
-inline std::string build_dir() {
-  const char* d = std::getenv("AMDAHL_BUILD_DIR");
-  if (d == nullptr || *d == '\0') {
-    std::fprintf(stderr, "SKIPPED: AMDAHL_BUILD_DIR is not set (run this test through ctest)\n");
-    std::exit(77);
-  }
-  return d;
-}
+using testsupport::build_dir;
 
 inline std::string bin(const std::string& name) { return build_dir() + "/bin/" + name; }
 inline std::string lib(const std::string& name) { return build_dir() + "/lib/" + name; }
@@ -56,79 +51,22 @@ inline void require_built(std::initializer_list<std::string> files) {
 }
 
 // A scratch directory under $TMPDIR (or /tmp), removed with its contents at the end; kept
-// (and its path printed) when AMDAHL_E2E_KEEP is set, for inspection.
-class ScratchDir {
+// (and its path printed) when AMDAHL_TEST_KEEP or AMDAHL_E2E_KEEP is set, for inspection.
+class ScratchDir : public testsupport::TempDir {
  public:
-  ScratchDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/amdahl_e2e.XXXXXX";
-    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = templ;
-  }
-  ~ScratchDir() {
-    if (std::getenv("AMDAHL_E2E_KEEP") != nullptr) {
-      std::fprintf(stderr, "e2e: keeping %s\n", path_.c_str());
-      return;
-    }
-    const std::string cmd = "rm -rf '" + path_ + "'";
-    if (std::system(cmd.c_str()) != 0) {
-      std::fprintf(stderr, "e2e: could not remove %s\n", path_.c_str());
-    }
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+  ScratchDir() : TempDir("amdahl_e2e") {}
 };
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+inline std::string read_text(const std::string& path) { return testsupport::read_file(path); }
 
-struct RunResult {
-  int exit_code = -1;  // 128 + N when killed by signal N
-  std::string out;
-  std::string err;
-};
+using RunResult = testsupport::ProcessResult;
 
 // Runs argv[0] (a path) with argv, no shell, in `scratch`, stdout/stderr captured through files
 // there; `env` ("NAME=value") is added to the environment.
 inline RunResult run(const std::vector<std::string>& argv, const ScratchDir& scratch,
                      const std::vector<std::string>& env = {}) {
   static int counter = 0;
-  const std::string base = scratch.file("run" + std::to_string(++counter));
-  const std::string out_path = base + ".out";
-  const std::string err_path = base + ".err";
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0 ||
-        ::chdir(scratch.path().c_str()) != 0) {
-      ::_exit(126);
-    }
-    for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_text(out_path);
-  r.err = read_text(err_path);
-  return r;
+  return testsupport::run_process(argv, scratch.path(), scratch.file("run" + std::to_string(++counter)), env);
 }
 
 inline std::string describe(const std::vector<std::string>& argv, const RunResult& r) {

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "../support/test_support.hpp"
+
 namespace amdahl::test {
 
 struct CmdResult {
@@ -28,12 +30,7 @@ inline std::string source_dir() {
 }
 inline std::string amdahl_bin() { return build_dir() + "/bin/amdahl"; }
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+inline std::string slurp(const std::string& path) { return testsupport::read_file(path); }
 
 // Runs `command` through the shell; stderr is captured through a temporary file.
 inline CmdResult shell(const std::string& command) {
@@ -56,27 +53,18 @@ inline CmdResult run_amdahl(const std::string& args) { return shell(amdahl_bin()
 
 // A fresh temporary folder for one CLI test, removed with it; the test is skipped (exit 77, as
 // ctest's SKIP_RETURN_CODE) when bin/amdahl is not built.
-struct CliTempDir {
-  std::filesystem::path dir;
-  explicit CliTempDir(const char* prefix) {
+struct CliTempDir : testsupport::TempDir {
+  explicit CliTempDir(const char* prefix) : TempDir(skip_unless_built(prefix)) {}
+  std::string p(const std::string& name) const { return file(name); }
+
+ private:
+  static std::string skip_unless_built(const char* prefix) {
     if (!std::filesystem::exists(amdahl_bin())) {
       std::fprintf(stderr, "SKIP: %s not built\n", amdahl_bin().c_str());
       std::exit(77);
     }
-    std::string tmpl = (std::filesystem::temp_directory_path() / (std::string(prefix) + "_XXXXXX")).string();
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      std::perror("mkdtemp");
-      std::exit(1);
-    }
-    dir = tmpl;
+    return prefix;
   }
-  CliTempDir(const CliTempDir&) = delete;
-  CliTempDir& operator=(const CliTempDir&) = delete;
-  ~CliTempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-  std::string p(const std::string& name) const { return (dir / name).string(); }
 };
 
 }  // namespace amdahl::test
