@@ -15,7 +15,7 @@
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/output_file.hpp"
-#include "amdahl/report/escape.hpp"
+#include "amdahl/text/escape.hpp"
 #include "progress.hpp"
 
 namespace amdahl::cli {
@@ -62,14 +62,14 @@ inline std::string json_text(const nlohmann::json& j) {
     const std::string first = "{\n  \"schema_version\": " + std::to_string(kJsonSchemaVersion);
     text = body.empty() ? first + "\n}" : first + "," + text.substr(1);
   }
-  return report::json_terminal_safe(text) + "\n";
+  return text::json_terminal_safe(text) + "\n";
 }
 
 // One line on stderr for amdahl: "amdahl: <prefix><text>" with the text's control characters
 // escaped (it may carry names from a profile or a file: escape.hpp, terminal_text).
 inline void print_line(const char* prefix, const std::string& text) {
   progress().clear();
-  std::fprintf(stderr, "amdahl: %s%s\n", prefix, report::terminal_text(text, false).c_str());
+  std::fprintf(stderr, "amdahl: %s%s\n", prefix, text::terminal_text(text, false).c_str());
 }
 
 void register_profile_command(CLI::App& app, int& exit_code);   // profile_command.cpp

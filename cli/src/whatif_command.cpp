@@ -8,6 +8,7 @@
 #include "amdahl/analysis/rank_whatif.hpp"
 #include "amdahl/analysis/restructure.hpp"
 #include "amdahl/analysis/whatif.hpp"
+#include "amdahl/render/renderers.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
 #include "option_parse.hpp"
@@ -82,12 +83,12 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
                   : analysis::compute_whatif(report, requests, target, wo);
     // Text: the stage breakdown (the report without its notes), then the what-if and all notes.
     if (opt->format == "json") {
-      nlohmann::json j = w ? analysis::whatif_to_json(report, *w) : analysis::report_to_json(report);
-      analysis::add_rank_whatif_json(j, report, rw, w ? &*w : nullptr);
+      nlohmann::json j = w ? render::whatif_to_json(report, *w) : render::report_to_json(report);
+      render::add_rank_whatif_json(j, report, rw, w ? &*w : nullptr);
       write_output(*opt, json_text(j));
     } else {
-      write_output(*opt, analysis::report_to_text(report, false) + "\n" + (w ? analysis::whatif_to_text(report, *w) : "") +
-                             analysis::rank_whatif_text(report, rw, w ? &*w : nullptr));
+      write_output(*opt, render::report_to_text(report, false) + "\n" + (w ? render::whatif_to_text(report, *w) : "") +
+                             render::rank_whatif_text(report, rw, w ? &*w : nullptr));
     }
     exit_code = 0;
   });

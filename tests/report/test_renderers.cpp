@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "amdahl/analysis/whatif.hpp"
-#include "amdahl/report/renderers.hpp"
-#include "amdahl/report/svg_charts.hpp"
+#include "amdahl/render/renderers.hpp"
+#include "amdahl/render/svg_charts.hpp"
 #include "report_fixture.hpp"
 
 using namespace amdahl;
@@ -23,7 +23,7 @@ TEST_CASE("render_html: self-contained, every profile name escaped") {
   const auto profile = test::report_fixture();
   const auto report = analysis::analyze(profile);
   const auto whatif = analysis::compute_whatif(report, {{"disk_io", 2}}, 1.2);
-  const std::string h = report::render_html(report, whatif, {"run <1>.amdahl"});
+  const std::string h = render::render_html(report, whatif, {"run <1>.amdahl"});
   CHECK(h.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(h.find("</html>") != std::string::npos);
   // No script, no external resource.
@@ -51,7 +51,7 @@ TEST_CASE("render_html: self-contained, every profile name escaped") {
 
 TEST_CASE("render_markdown: escaped cells, one row per stage") {
   const auto report = analysis::analyze(test::report_fixture());
-  const std::string m = report::render_markdown(report);
+  const std::string m = render::render_markdown(report);
   CHECK(m.find("&lt;script&gt;") != std::string::npos);
   CHECK(m.find("<script") == std::string::npos);
   CHECK(m.find("bad\\\\x0aname\\\\x01\\\\x7f") != std::string::npos);  // shown as bad\x0aname\x01\x7f (issue 18)
@@ -76,7 +76,7 @@ TEST_CASE("render_markdown: escaped cells, one row per stage") {
 
 TEST_CASE("render_csv_steps: one row per step, formula names neutralised") {
   const auto report = analysis::analyze(test::report_fixture());
-  const std::string c = report::render_csv_steps(report);
+  const std::string c = render::render_csv_steps(report);
   std::istringstream in(c);
   std::string header;
   std::getline(in, header);
@@ -129,7 +129,7 @@ TEST_CASE("render_html: a multi-rank profile has one stacked bar per rank, the s
   INFO(report.ranks.line);
   REQUIRE(report.ranks.straggler);
   CHECK(report.ranks.rows[*report.ranks.straggler].rank == 2);
-  const std::string h = report::render_html(report, std::nullopt, {"ranks.amdahl"});
+  const std::string h = render::render_html(report, std::nullopt, {"ranks.amdahl"});
   CHECK(h.find("<h2>Ranks</h2>") != std::string::npos);
   CHECK(count(h, "<g class=\"rank-bar\">") == 4);
   // The straggler's bar (rank 2) carries the mark, and only it.
@@ -139,15 +139,15 @@ TEST_CASE("render_html: a multi-rank profile has one stacked bar per rank, the s
   CHECK(h.find(">straggler</text>", bar2) < h.find(">rank 3</text>"));
   // Segments in the stage colours of the other charts.
   CHECK(h.find("rank 2 gpu_compute: 8.00 ms per step") != std::string::npos);
-  CHECK(h.find("fill=\"" + report::stage_color("gpu_compute", 0) + "\"><title>rank 0 gpu_compute") !=
+  CHECK(h.find("fill=\"" + render::stage_color("gpu_compute", 0) + "\"><title>rank 0 gpu_compute") !=
         std::string::npos);
 }
 
 TEST_CASE("render_html: a one-rank profile has no ranks chart") {
   const auto report = analysis::analyze(ranks_fixture(1));
-  const std::string h = report::render_html(report, std::nullopt, {"one.amdahl"});
+  const std::string h = render::render_html(report, std::nullopt, {"one.amdahl"});
   CHECK(h.find("<h2>Ranks</h2>") == std::string::npos);
   CHECK(h.find("rank-bar") == std::string::npos);
-  const std::string fixture = report::render_html(analysis::analyze(test::report_fixture()), std::nullopt, {"x"});
+  const std::string fixture = render::render_html(analysis::analyze(test::report_fixture()), std::nullopt, {"x"});
   CHECK(fixture.find("rank-bar") == std::string::npos);
 }
