@@ -6,7 +6,7 @@
 #include <string>
 
 #include "amdahl/analysis/profile_diff.hpp"
-#include "amdahl/render/renderers.hpp"
+#include "amdahl/render/render.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
 #include "report_options.hpp"
@@ -49,8 +49,7 @@ void register_diff_command(CLI::App& app, int& exit_code) {
     ob.profile = *second;
     const analysis::Report b = load_and_analyze(ob);
     const analysis::ProfileDiff d = analysis::diff_reports(a, b);
-    write_output(*opt, opt->format == "json" ? json_text(render::diff_to_json(d))
-                                             : render::diff_to_text(d, opt->profile, *second));
+    write_output(*opt, render::render(d, render::format_named(opt->format), opt->profile, *second));
     exit_code = 0;
     if (*fail_if_slower >= 0 && slower_than(d, *fail_if_slower)) {
       print_line("", "b is " + percent(d.step_b_ns / d.step_a_ns - 1) + " slower per step than a, more than --fail-if-slower " +

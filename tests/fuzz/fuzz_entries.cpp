@@ -25,7 +25,7 @@
 #include "amdahl/export/chrome_trace.hpp"
 #include "amdahl/import/kineto_import.hpp"
 #include "amdahl/analysis/profile_diff.hpp"
-#include "amdahl/render/renderers.hpp"
+#include "amdahl/render/render.hpp"
 
 namespace amdahl::fuzz {
 namespace {
@@ -58,11 +58,7 @@ void write_file(const std::string& path, const std::uint8_t* data, std::size_t s
   if (std::fclose(f) != 0) std::abort();
 }
 
-// The JSON text of `--format json`, as the CLI writes it (cli::json_text, cli/src/commands.hpp:
-// names that are not UTF-8, which profiles keep as recorded, become U+FFFD).
-std::string json_text(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+using render::json_text;  // the JSON text of `--format json`, as the CLI writes it (render.hpp)
 
 // What `amdahl report` (every format) and `whatif` (no request) do with a profile they loaded
 // (cli/src/report_options.cpp: analysis columns only, the profile given up to analyze).

@@ -3,9 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <sstream>
+#include <stdexcept>
 
 #include "amdahl/analysis/whatif.hpp"
-#include "amdahl/render/renderers.hpp"
+#include "amdahl/render/render.hpp"
 #include "amdahl/render/svg_charts.hpp"
 #include "report_fixture.hpp"
 
@@ -150,4 +151,33 @@ TEST_CASE("render_html: a one-rank profile has no ranks chart") {
   CHECK(h.find("rank-bar") == std::string::npos);
   const std::string fixture = render::render_html(analysis::analyze(test::report_fixture()), std::nullopt, {"x"});
   CHECK(fixture.find("rank-bar") == std::string::npos);
+}
+
+TEST_CASE("render: one dispatch, each format the renderer of that format") {
+  const auto report = analysis::analyze(test::report_fixture());
+  const std::optional<analysis::WhatIf> whatif = analysis::compute_whatif(report, {{"disk_io", 2}}, std::nullopt);
+  const render::RenderOptions ro{"run.amdahl"};
+  using render::Format;
+  CHECK(render::format_named("text") == Format::Text);
+  CHECK(render::format_named("json") == Format::Json);
+  CHECK(render::format_named("html") == Format::Html);
+  CHECK(render::format_named("markdown") == Format::Markdown);
+  CHECK(render::format_named("csv") == Format::Csv);
+  CHECK_THROWS_AS(render::format_named("pdf"), std::invalid_argument);
+  CHECK(render::render(report, Format::Text, whatif, ro) == render::report_to_text(report));
+  CHECK(render::render(report, Format::Json, whatif, ro) == render::json_text(render::report_to_json(report)));
+  CHECK(render::render(report, Format::Html, whatif, ro) == render::render_html(report, whatif, ro));
+  CHECK(render::render(report, Format::Markdown, whatif, ro) == render::render_markdown(report, whatif, ro));
+  CHECK(render::render(report, Format::Csv, whatif, ro) == render::render_csv_steps(report));
+  // JSON text: schema_version first, newline-terminated.
+  CHECK(render::render(report, Format::Json).rfind("{\n  \"schema_version\": 1,", 0) == 0);
+  // A what-if has text and JSON only.
+  const analysis::RankWhatIf none;
+  const std::string t = render::render(report, whatif, none, Format::Text);
+  CHECK(t == render::report_to_text(report, false) + "\n" + render::whatif_to_text(report, *whatif));
+  CHECK(render::render(report, whatif, none, Format::Json) == render::json_text(render::whatif_to_json(report, *whatif)));
+  CHECK_THROWS_AS(render::render(report, whatif, none, Format::Html), std::invalid_argument);
+  const auto d = analysis::diff_reports(report, report);
+  CHECK(render::render(d, Format::Text, "a", "b") == render::diff_to_text(d, "a", "b"));
+  CHECK_THROWS_AS(render::render(d, Format::Csv, "a", "b"), std::invalid_argument);
 }
