@@ -4,16 +4,13 @@
 
 #include "amdahl/analysis/profile_diff.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "numbers.hpp"
 
 namespace amdahl::render {
 using namespace analysis;
 namespace {
 
-std::string f(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
+using detail::fmt;
 
 }  // namespace
 
@@ -51,10 +48,10 @@ std::string diff_to_text(const ProfileDiff& d, const std::string& name_a, const 
   t += std::string("exposed and host-total time ") + unit + "\n" + line;
   for (const auto& s : d.stages) {
     const std::string name = s.name.size() > 20 ? s.name.substr(0, 19) + "~" : s.name;
-    const std::string ratio = s.ratio ? f("%.2fx", *s.ratio) : std::string("-");
+    const std::string ratio = s.ratio ? fmt("%.2fx", *s.ratio) : std::string("-");
     const std::string totals = s.name == analysis::kOtherStage
                                    ? std::string("-")
-                                   : f("%.1f", s.total_a_ns / 1e6) + "|" + f("%.1f", s.total_b_ns / 1e6);
+                                   : fmt("%.1f", s.total_a_ns / 1e6) + "|" + fmt("%.1f", s.total_b_ns / 1e6);
     std::snprintf(line, sizeof line, "%-20s %12.3f %12.3f %+11.3f %8s %15s %8.0f%%  %s\n", name.c_str(),
                   s.exposed_a_ns / 1e6, s.exposed_b_ns / 1e6, s.change_ns / 1e6, ratio.c_str(), totals.c_str(),
                   s.share_of_step_change * 100, s.verdict.c_str());

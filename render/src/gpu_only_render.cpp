@@ -5,26 +5,16 @@
 #include <cstdio>
 
 #include "amdahl/text/escape.hpp"
+#include "numbers.hpp"
 
 namespace amdahl::render {
 using namespace analysis;
 namespace {
 
-std::string ms(std::int64_t ns) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(ns) / 1e6);
-  return buf;
-}
-
-std::string pct(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * share);
-  return buf;
-}
-
-double share(std::int64_t part, std::int64_t whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
+using detail::share;
+// The GPU-only report's figures: ms with one decimal, whole percentages.
+std::string ms(std::int64_t ns) { return detail::ms_tenths(ns); }
+std::string pct(double fraction) { return detail::pct_whole(fraction); }
 
 std::string meta(const analysis::GpuOnlyReport& r, const char* key) {
   const auto it = r.meta.find(key);

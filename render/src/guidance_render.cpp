@@ -1,5 +1,6 @@
 // The report's guidance as JSON and text (guidance_render.hpp).
 #include "amdahl/render/guidance_render.hpp"
+#include "numbers.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -8,14 +9,9 @@ namespace amdahl::render {
 using namespace analysis;
 namespace {
 
-nlohmann::json num(double v) { return std::isfinite(v) && v < 1e12 ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
-std::string times(double s) {
-  if (!std::isfinite(s) || s > 1e12) return "inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", s);
-  return buf;
-}
+// Projections: a limit from 1e12 up is unbounded (null in JSON, "inf" in text).
+nlohmann::json num(double v) { return detail::num_below_1e12(v); }
+std::string times(double s) { return detail::capped_speedup_text(s, "%.2fx"); }
 
 nlohmann::json points_json(const SpeedupPoints& p) {
   return {{"2x", num(p.x2)}, {"4x", num(p.x4)}, {"10x", num(p.x10)}, {"limit", num(p.limit)}};

@@ -11,6 +11,7 @@
 
 #include "amdahl/analysis/report.hpp"
 #include "amdahl/analysis/whatif.hpp"
+#include "numbers.hpp"
 
 namespace amdahl::render::detail {
 
@@ -27,15 +28,6 @@ inline std::vector<std::size_t> visible_stages(const analysis::Report& r) {
     if (r.stages[i].is_other) out.push_back(i);
   return out;
 }
-
-inline std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-inline std::string ms(double ns) { return fixed(ns / 1e6, ns != 0 && ns < 1e5 && ns > -1e5 ? 4 : 2); }
-inline std::string pct(double fraction) { return fixed(fraction * 100, 1) + "%"; }
-inline std::string speedup(double s) { return s > 1e12 || s != s ? std::string("unbounded") : fixed(s, 3) + "x"; }
 
 // Factors 1 .. max_factor, log-spaced, `n` points.
 std::vector<std::pair<double, double>> classic_curve(double fraction, double max_factor = 64, int n = 40);

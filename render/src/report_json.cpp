@@ -9,6 +9,7 @@
 #include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/verdict_guard.hpp"
 #include "amdahl/analysis/report.hpp"
+#include "numbers.hpp"
 
 namespace amdahl::render {
 using namespace analysis;
@@ -16,9 +17,7 @@ namespace {
 
 std::int64_t ns(double v) { return static_cast<std::int64_t>(std::llround(v)); }
 
-nlohmann::json num(double v) {  // JSON has no infinity
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
+using detail::num;
 
 nlohmann::json stats_json(const StatsSummary& s) {
   return {{"count", s.count}, {"mean_ns", s.mean},     {"median_ns", s.median}, {"p95_ns", s.p95},

@@ -10,18 +10,15 @@
 #include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/report.hpp"
 #include "amdahl/text/escape.hpp"
+#include "numbers.hpp"
 
 namespace amdahl::render {
 using namespace analysis;
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using detail::fmt;
 
-std::string speedup(double s) { return std::isfinite(s) ? fmt("%.2fx", s) : std::string("inf"); }
+std::string speedup(double s) { return detail::speedup_text(s, "%.2fx"); }
 
 }  // namespace
 

@@ -7,15 +7,13 @@
 #include <map>
 
 #include "amdahl/text/escape.hpp"
+#include "numbers.hpp"
 
 namespace amdahl::render {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using detail::fmt;
+
 std::string px(double v) { return fmt("%.1f", v); }
 
 // A "nice" tick step for a range of `span` with about `n` ticks.

@@ -5,12 +5,13 @@
 #include "amdahl/analysis/restructure.hpp"
 #include "amdahl/analysis/validate.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "numbers.hpp"
 
 namespace amdahl::render {
 using namespace analysis;
 namespace {
 
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+using detail::num;
 
 }  // namespace
 

@@ -5,19 +5,15 @@
 #include <cstdio>
 
 #include "amdahl/analysis/whatif.hpp"
+#include "numbers.hpp"
 
 namespace amdahl::render {
 using namespace analysis;
 namespace {
 
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+using detail::num;
 
-std::string times(double v) {
-  if (!std::isfinite(v)) return "inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3gx", v);
-  return buf;
-}
+std::string times(double v) { return detail::speedup_text(v, "%.3gx"); }
 
 nlohmann::json share(const StageShare& s) {
   return {{"stage", s.stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.stage)}, {"fraction", s.fraction}};

@@ -2,12 +2,14 @@
 // newlines, control bytes and spreadsheet formulas.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include "amdahl/analysis/whatif.hpp"
 #include "amdahl/render/render.hpp"
 #include "amdahl/render/svg_charts.hpp"
+#include "../../render/src/numbers.hpp"
 #include "report_fixture.hpp"
 
 using namespace amdahl;
@@ -180,4 +182,37 @@ TEST_CASE("render: one dispatch, each format the renderer of that format") {
   const auto d = analysis::diff_reports(report, report);
   CHECK(render::render(d, Format::Text, "a", "b") == render::diff_to_text(d, "a", "b"));
   CHECK_THROWS_AS(render::render(d, Format::Csv, "a", "b"), std::invalid_argument);
+}
+
+TEST_CASE("render numbers: one home, one word for an unbounded speedup") {
+  namespace d = render::detail;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Every format prints an unbounded speedup the same way (HTML and Markdown said "unbounded").
+  CHECK(std::string(d::kUnboundedSpeedup) == "inf");
+  CHECK(d::speedup(inf) == "inf");
+  CHECK(d::speedup(nan) == "inf");
+  CHECK(d::speedup(2e12) == "inf");
+  CHECK(d::speedup(1.5) == "1.500x");
+  CHECK(d::speedup_text(inf, "%.2fx") == "inf");
+  CHECK(d::speedup_text(2e12, "%.2fx") == "2000000000000.00x");  // the text's: unbounded only when infinite
+  CHECK(d::speedup_text(1.234, "%.3gx") == "1.23x");
+  CHECK(d::capped_speedup_text(2e12, "%.2fx") == "inf");
+  CHECK(d::capped_speedup_text(1e12, "%.2fx") == "1000000000000.00x");
+  // JSON: null where there is no number.
+  CHECK(d::num(inf).is_null());
+  CHECK(d::num(1e13) == 1e13);
+  CHECK(d::num_below_1e12(1e12).is_null());
+  CHECK(d::num_below_1e12(2.5) == 2.5);
+  // Percentages and durations, each rounding under its own name.
+  CHECK(d::pct(0.1234) == "12.3%");
+  CHECK(d::pct_whole(0.1234) == "12%");
+  CHECK(d::ms(50'000) == "0.0500");
+  CHECK(d::ms(1'234'567) == "1.23");
+  CHECK(d::ms(0) == "0.00");
+  CHECK(d::ms_tenths(1'234'567) == "1.2");
+  CHECK(d::share(1, 4) == 0.25);
+  CHECK(d::share(1, 0) == 0.0);
+  CHECK(d::fmt("%.1f ms", 2.25) == "2.2 ms");
+  CHECK(d::fixed(1.5, 3) == "1.500");
 }
