@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "amdahl/text/escape.hpp"
+#include "json_common.hpp"
 #include "numbers.hpp"
 
 namespace amdahl::render {
@@ -200,15 +201,7 @@ nlohmann::json gpu_only_to_json(const GpuOnlyReport& r) {
   g["top_kernels"] = std::move(tk);
   g["launch_calls"] = {{"count", r.launch_calls}, {"total_ns", r.launch_call_ns}};
   j["gpu"] = std::move(g);
-  j["notes"] = r.notes;
-  nlohmann::json diags = nlohmann::json::array();
-  for (const auto& d : r.diagnostics)
-    diags.push_back({{"pid", d.pid}, {"key", d.key}, {"count", d.count}, {"detail", d.detail}});
-  j["diagnostics"] = std::move(diags);
-  nlohmann::json meta = nlohmann::json::object();
-  for (const auto& [k, v] : r.meta)
-    if (k != "stage_rules" && k != "notes") meta[k] = v;
-  j["profile"] = std::move(meta);
+  detail::add_report_tail(j, r.notes, r.diagnostics, r.meta);
   return j;
 }
 

@@ -9,6 +9,7 @@
 #include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/verdict_guard.hpp"
 #include "amdahl/analysis/report.hpp"
+#include "json_common.hpp"
 #include "numbers.hpp"
 
 namespace amdahl::render {
@@ -168,15 +169,7 @@ nlohmann::json report_to_json(const Report& r) {
     j["next_actions"] = next_actions_to_json(r.guidance.next_actions);
     j["user_whatif"] = r.guidance.user_whatif ? user_whatif_to_json(*r.guidance.user_whatif) : nlohmann::json(nullptr);
   }
-  j["notes"] = r.notes;
-  nlohmann::json diags = nlohmann::json::array();
-  for (const auto& d : r.diagnostics)
-    diags.push_back({{"pid", d.pid}, {"key", d.key}, {"count", d.count}, {"detail", d.detail}});
-  j["diagnostics"] = std::move(diags);
-  nlohmann::json meta = nlohmann::json::object();
-  for (const auto& [k, v] : r.meta)
-    if (k != "stage_rules" && k != "notes") meta[k] = v;  // the notes are in "notes"
-  j["profile"] = std::move(meta);
+  detail::add_report_tail(j, r.notes, r.diagnostics, r.meta);
   return j;
 }
 
