@@ -115,16 +115,22 @@ std::string projection_table_html(const analysis::Report& r, const analysis::Pro
   return h;
 }
 
-}  // namespace
+// The stages the page shows (detail::visible_stages) and their colours, indexed as report.stages.
+struct Page {
+  const analysis::Report& r;
+  std::vector<std::size_t> vis;
+  std::vector<std::string> colors;
+};
 
-std::string render_html(const analysis::Report& r, const std::optional<analysis::WhatIf>& whatif,
-                        const RenderOptions& options) {
-  const auto vis = detail::visible_stages(r);
-  std::vector<std::string> colors(r.stages.size());
-  for (std::size_t k = 0; k < vis.size(); ++k) colors[vis[k]] = stage_color(r.stages[vis[k]].name, k);
+Page page_of(const analysis::Report& r) {
+  Page p{r, detail::visible_stages(r), std::vector<std::string>(r.stages.size())};
+  for (std::size_t k = 0; k < p.vis.size(); ++k) p.colors[p.vis[k]] = stage_color(r.stages[p.vis[k]].name, k);
+  return p;
+}
 
+// <!DOCTYPE html> to <main>: the title, the Content-Security-Policy (nothing external), the style.
+std::string document_head(const RenderOptions& options) {
   std::string h;
-  h.reserve(64 * 1024);
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
        "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
@@ -134,8 +140,12 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
   h += "</title><style>";
   h += kStyle;
   h += "</style></head><body><main>\n";
+  return h;
+}
 
-  // Header.
+// The title and the profile: path, command, host, date.
+std::string header_html(const analysis::Report& r, const RenderOptions& options) {
+  std::string h;
   h += "<h1>amdahl report</h1><div class=\"meta\">";
   if (!options.source.empty()) h += "profile <b>" + esc(options.source) + "</b><br>";
   const std::string command = meta_value(r, "command"), host = meta_value(r, "host"),
@@ -143,55 +153,70 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
   if (!command.empty()) h += "command <code>" + esc(command) + "</code><br>";
   if (!host.empty() || !created.empty()) h += "host " + esc(host) + (created.empty() ? "" : " &middot; " + esc(created));
   h += "</div>\n";
+  return h;
+}
 
-  // Verdict.
+// The verdict and the window line.
+std::string verdict_html(const analysis::Report& r) {
+  std::string h;
   const bool warn = r.verdict.rfind("unannotated", 0) == 0 || r.verdict.rfind("no ", 0) == 0;
   h += "<div class=\"verdict" + std::string(warn ? " warn" : "") + "\">" + esc(r.verdict) + "</div>";
   h += "<p class=\"sub\">" + esc(detail::window_line(r)) +
        ". A group of stages is named when it holds at least 30% of the exposed time (docs/analysis.md, "
        "&ldquo;Verdict&rdquo;).</p>\n";
-  const analysis::Guidance guidance = detail::guidance_for(r, whatif, options.source);
-  h += next_actions_html(guidance.next_actions);
+  return h;
+}
 
-  // Breakdown.
+// "Where the time goes": the stacked bar and the stage table.
+std::string breakdown_html(const Page& p) {
+  std::string h;
   h += "<h2>Where the time goes</h2>";
   std::vector<BarPart> parts;
-  for (const std::size_t i : vis) parts.push_back({r.stages[i].name, colors[i], r.stages[i].exposed_ns});
+  for (const std::size_t i : p.vis) parts.push_back({p.r.stages[i].name, p.colors[i], p.r.stages[i].exposed_ns});
   h += svg_stacked_bar(parts);
   h += "<table><tr><th>stage</th><th>exposed ms</th><th>share</th><th>host total ms</th><th>hidden ms</th>";
-  if (r.gpu.present) h += "<th>GPU busy ms</th>";
+  if (p.r.gpu.present) h += "<th>GPU busy ms</th>";
   h += "</tr>";
-  for (const std::size_t i : vis) {
-    const auto& s = r.stages[i];
-    h += "<tr><td>" + swatch(colors[i]) + esc(s.name) + (s.is_other ? " <span class=\"muted\">(in no stage)</span>" : "") +
+  for (const std::size_t i : p.vis) {
+    const auto& s = p.r.stages[i];
+    h += "<tr><td>" + swatch(p.colors[i]) + esc(s.name) + (s.is_other ? " <span class=\"muted\">(in no stage)</span>" : "") +
          "</td><td>" + ms(s.exposed_ns) + "</td><td>" + pct(s.fraction) + "</td><td>" +
          (s.is_other ? "&ndash;" : ms(s.total_ns)) + "</td><td>" + (s.is_other ? "&ndash;" : ms(s.hidden_ns)) + "</td>";
-    if (r.gpu.present) h += "<td>" + (s.is_other ? std::string("&ndash;") : ms(static_cast<double>(s.gpu_busy_ns))) + "</td>";
+    if (p.r.gpu.present) h += "<td>" + (s.is_other ? std::string("&ndash;") : ms(static_cast<double>(s.gpu_busy_ns))) + "</td>";
     h += "</tr>";
   }
   h += "</table><p class=\"sub\">Exposed: time the step waited for the stage; hidden: stage work that overlapped "
        "with something else. Exposed shares and <i>other</i> sum to 100% of the window.</p>\n";
+  return h;
+}
 
-  if (r.steps > 0 && !r.exposure.span_exposed.empty()) {
+// "Per step over time": the exposed time of each step by stage (nothing without steps).
+std::string step_columns_html(const Page& p) {
+  std::string h;
+  if (p.r.steps > 0 && !p.r.exposure.span_exposed.empty()) {
     h += "<h2>Per step over time</h2>";
     std::vector<ColumnSeries> series;
-    for (const std::size_t i : vis) {
-      ColumnSeries cs{r.stages[i].name, colors[i], {}};
-      for (const auto& span : r.exposure.span_exposed) cs.values.push_back(i < span.size() ? span[i] / 1e6 : 0.0);
+    for (const std::size_t i : p.vis) {
+      ColumnSeries cs{p.r.stages[i].name, p.colors[i], {}};
+      for (const auto& span : p.r.exposure.span_exposed) cs.values.push_back(i < span.size() ? span[i] / 1e6 : 0.0);
       series.push_back(std::move(cs));
     }
-    h += svg_step_columns(series, "exposed ms", r.first_step);
+    h += svg_step_columns(series, "exposed ms", p.r.first_step);
   }
-  h += detail::ranks_html(r, colors);  // data-parallel runs only (html_ranks.hpp)
+  return h;
+}
 
-  // Curves.
+// "What if a stage were k times faster?": the replayed curves beside the classic ones when the
+// what-if has curves, else the classic ones alone.
+std::string curves_html(const Page& p, const std::optional<analysis::WhatIf>& whatif) {
+  std::string h;
   h += "<h2>What if a stage were k times faster?</h2>";
   std::vector<CurveSeries> curves;
   const bool replay_curves = whatif && !whatif->curves.empty();
   const auto color_of = [&](const std::string& stage) {
-    for (const std::size_t i : vis)
-      if (r.stages[i].name == stage) return colors[i];
-    return stage_color(stage, vis.size());
+    for (const std::size_t i : p.vis)
+      if (p.r.stages[i].name == stage) return p.colors[i];
+    return stage_color(stage, p.vis.size());
   };
   if (replay_curves) {
     for (const auto& c : whatif->curves) {
@@ -207,10 +232,10 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
       curves.push_back(std::move(classic));
     }
   } else {
-    for (const std::size_t i : vis) {
-      const auto& s = r.stages[i];
+    for (const std::size_t i : p.vis) {
+      const auto& s = p.r.stages[i];
       if (s.is_other || s.fraction < 0.005) continue;
-      curves.push_back({s.name + " (" + pct(s.fraction) + ")", colors[i], detail::classic_curve(s.fraction), false,
+      curves.push_back({s.name + " (" + pct(s.fraction) + ")", p.colors[i], detail::classic_curve(s.fraction), false,
                         s.speedup_limit});
     }
   }
@@ -226,52 +251,61 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
       h += "<p class=\"sub\">Classic Amdahl projection S = 1 / ((1 &minus; p) + p / k) from each stage's exposed "
            "share p; dotted lines are the limits 1 / (1 &minus; p) (the stage taking no time at all).</p>";
   }
-  h += projection_table_html(r, guidance.projections, vis, colors);
+  return h;
+}
 
-  if (whatif && (!whatif->requests.empty() || whatif->target)) {
-    const auto& w = *whatif;
-    h += "<h2>Requested what-if</h2><table><tr><th>change</th><th>replay speedup</th><th>95% interval</th>"
-         "<th>replayed window ms</th><th>classic Amdahl</th><th>95% interval</th></tr><tr><td>";
-    for (std::size_t k = 0; k < w.requests.size(); ++k)
-      h += (k ? ", " : "") + esc(w.requests[k].stage) + (w.requests[k].host ? ":host" : "") + " &times;" +
-           fixed(w.requests[k].factor, 2);
-    if (w.requests.empty()) h += "<span class=\"muted\">none</span>";
-    h += "</td><td><b>" + detail::speedup(w.simulated_speedup) + "</b>" +
-         (w.simulation_implemented ? "" : " <span class=\"muted\">(no replay: = classic)</span>") + "</td><td>" +
-         fixed(w.simulated_interval.low, 3) + " &ndash; " + fixed(w.simulated_interval.high, 3) + "</td><td>" +
-         ms(w.simulated_wall_ns) + "</td><td>" + detail::speedup(w.naive_speedup) + "</td><td>" +
-         fixed(w.naive_interval.low, 3) + " &ndash; " + fixed(w.naive_interval.high, 3) + "</td></tr></table>";
-    if (!w.bottleneck_line.empty()) h += "<p class=\"sub\">" + esc(w.bottleneck_line) + "</p>";
-    if (w.target) {
-      h += "<table><tr><th>stage alone</th><th>share</th><th>factor for " + fixed(*w.target, 2) +
-           "x (replay)</th><th>replay limit</th><th>classic factor</th><th>classic limit</th></tr>";
-      for (const auto& t : w.target_rows)
-        h += "<tr><td>" + esc(t.stage) + "</td><td>" + pct(t.fraction) + "</td><td><b>" +
-             (t.simulated_factor ? num_or_none(t.simulated_factor) : std::string("not reachable by this stage alone")) +
-             "</b></td><td>" + detail::speedup(t.simulated_limit) + "</td><td>" + num_or_none(t.factor) + "</td><td>" +
-             detail::speedup(t.limit) + "</td></tr>";
-      h += "</table>";
-    }
-    if (!w.notes.empty()) {
-      h += "<ul class=\"notes\">";
-      for (const auto& n : w.notes) h += "<li>" + esc(n) + "</li>";
-      h += "</ul>";
-    }
+// "Requested what-if": the --whatif requests and --target rows, when any.
+std::string requested_whatif_html(const analysis::WhatIf& w) {
+  std::string h;
+  h += "<h2>Requested what-if</h2><table><tr><th>change</th><th>replay speedup</th><th>95% interval</th>"
+       "<th>replayed window ms</th><th>classic Amdahl</th><th>95% interval</th></tr><tr><td>";
+  for (std::size_t k = 0; k < w.requests.size(); ++k)
+    h += (k ? ", " : "") + esc(w.requests[k].stage) + (w.requests[k].host ? ":host" : "") + " &times;" +
+         fixed(w.requests[k].factor, 2);
+  if (w.requests.empty()) h += "<span class=\"muted\">none</span>";
+  h += "</td><td><b>" + detail::speedup(w.simulated_speedup) + "</b>" +
+       (w.simulation_implemented ? "" : " <span class=\"muted\">(no replay: = classic)</span>") + "</td><td>" +
+       fixed(w.simulated_interval.low, 3) + " &ndash; " + fixed(w.simulated_interval.high, 3) + "</td><td>" +
+       ms(w.simulated_wall_ns) + "</td><td>" + detail::speedup(w.naive_speedup) + "</td><td>" +
+       fixed(w.naive_interval.low, 3) + " &ndash; " + fixed(w.naive_interval.high, 3) + "</td></tr></table>";
+  if (!w.bottleneck_line.empty()) h += "<p class=\"sub\">" + esc(w.bottleneck_line) + "</p>";
+  if (w.target) {
+    h += "<table><tr><th>stage alone</th><th>share</th><th>factor for " + fixed(*w.target, 2) +
+         "x (replay)</th><th>replay limit</th><th>classic factor</th><th>classic limit</th></tr>";
+    for (const auto& t : w.target_rows)
+      h += "<tr><td>" + esc(t.stage) + "</td><td>" + pct(t.fraction) + "</td><td><b>" +
+           (t.simulated_factor ? num_or_none(t.simulated_factor) : std::string("not reachable by this stage alone")) +
+           "</b></td><td>" + detail::speedup(t.simulated_limit) + "</td><td>" + num_or_none(t.factor) + "</td><td>" +
+           detail::speedup(t.limit) + "</td></tr>";
+    h += "</table>";
   }
+  if (!w.notes.empty()) {
+    h += "<ul class=\"notes\">";
+    for (const auto& n : w.notes) h += "<li>" + esc(n) + "</li>";
+    h += "</ul>";
+  }
+  return h;
+}
 
-  // Per-step statistics.
-  if (r.steps > 0) {
+// "Per-step statistics" (nothing without steps).
+std::string step_stats_html(const Page& p) {
+  std::string h;
+  if (p.r.steps > 0) {
     h += "<h2>Per-step statistics</h2><table><tr><th>exposed per step</th><th>mean ms</th><th>median</th>"
          "<th>p95</th><th>stddev</th><th>min</th><th>max</th></tr>";
-    h += "<tr><td><b>step length</b></td>" + stats_cells(r.step_ns) + "</tr>";
-    for (const std::size_t i : vis)
-      h += "<tr><td>" + swatch(colors[i]) + esc(r.stages[i].name) + "</td>" + stats_cells(r.stages[i].per_step_exposed_ns) +
+    h += "<tr><td><b>step length</b></td>" + stats_cells(p.r.step_ns) + "</tr>";
+    for (const std::size_t i : p.vis)
+      h += "<tr><td>" + swatch(p.colors[i]) + esc(p.r.stages[i].name) + "</td>" + stats_cells(p.r.stages[i].per_step_exposed_ns) +
            "</tr>";
     h += "</table>";
-    if (!r.step_ns.exact_percentiles) h += "<p class=\"sub\">Percentiles are P&sup2; estimates (many steps).</p>";
+    if (!p.r.step_ns.exact_percentiles) h += "<p class=\"sub\">Percentiles are P&sup2; estimates (many steps).</p>";
   }
+  return h;
+}
 
-  // GPU.
+// "GPU": the devices' busy and idle time and the launch delay (nothing without GPU records).
+std::string gpu_html(const analysis::Report& r) {
+  std::string h;
   if (r.gpu.present) {
     h += "<h2>GPU</h2><p class=\"sub\">" + std::to_string(r.gpu.ops) + " operations, " +
          std::to_string(r.gpu.ops_in_window) + " in the window (" + std::to_string(r.gpu.by_correlation) +
@@ -289,8 +323,12 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
       h += "<p class=\"sub\">Launch delay (op start &minus; API call start), " + std::to_string(ld.count) +
            " ops: median " + ms(ld.median) + " ms, p95 " + ms(ld.p95) + " ms, max " + ms(ld.max) + " ms.</p>";
   }
+  return h;
+}
 
-  // Notes and diagnostics.
+// "Notes" and "Diagnostics".
+std::string notes_html(const analysis::Report& r) {
+  std::string h;
   h += "<h2>Notes</h2><ul class=\"notes\">";
   for (const auto& n : r.notes) h += "<li>" + esc(n) + "</li>";
   if (r.exposure.bounds) h += "<li><b>Some figures are bounds, not estimates</b> (see above).</li>";
@@ -305,6 +343,30 @@ std::string render_html(const analysis::Report& r, const std::optional<analysis:
            "</td><td style=\"text-align:left;white-space:normal\">" + esc(d.detail) + "</td></tr>";
     h += "</table>";
   }
+  return h;
+}
+
+}  // namespace
+
+std::string render_html(const analysis::Report& r, const std::optional<analysis::WhatIf>& whatif,
+                        const RenderOptions& options) {
+  const Page p = page_of(r);
+  const analysis::Guidance guidance = detail::guidance_for(r, whatif, options.source);
+  std::string h;
+  h.reserve(64 * 1024);
+  h += document_head(options);
+  h += header_html(r, options);
+  h += verdict_html(r);
+  h += next_actions_html(guidance.next_actions);
+  h += breakdown_html(p);
+  h += step_columns_html(p);
+  h += detail::ranks_html(r, p.colors);  // data-parallel runs only (html_ranks.hpp)
+  h += curves_html(p, whatif);
+  h += projection_table_html(r, guidance.projections, p.vis, p.colors);
+  if (whatif && (!whatif->requests.empty() || whatif->target)) h += requested_whatif_html(*whatif);
+  h += step_stats_html(p);
+  h += gpu_html(r);
+  h += notes_html(r);
   h += "<footer>Generated by amdahl. Figures are defined in docs/analysis.md.</footer>\n</main></body></html>\n";
   return h;
 }
