@@ -87,28 +87,4 @@ PathExplanation explain_path(const ReplayGraph& g, const CriticalPath& cp) {
   return e;
 }
 
-nlohmann::json path_explanation_to_json(const PathExplanation& e) {
-  nlohmann::json j;
-  j["text"] = e.text;
-  j["path_ns"] = std::llround(e.path_ns);
-  nlohmann::json lanes = nlohmann::json::array();
-  for (const auto& p : e.lanes) lanes.push_back({{"what", p.what}, {"ns", std::llround(p.ns)}, {"fraction", p.fraction}});
-  j["lanes"] = std::move(lanes);
-  j["launch_ns"] = std::llround(e.launch_ns);
-  j["gap_ns"] = std::llround(e.gap_ns);
-  nlohmann::json waits = nlohmann::json::object();
-  for (std::size_t k = 0; k < kEdgeKinds; ++k)
-    if (e.waits[k].count > 0)
-      waits[edge_kind_name(static_cast<EdgeKind>(k))] = {{"count", e.waits[k].count}, {"ns", std::llround(e.waits[k].ns)}};
-  j["host_waits"] = std::move(waits);
-  nlohmann::json edges = nlohmann::json::object();
-  for (std::size_t k = 0; k < kEdgeKinds; ++k)
-    if (e.edges_by_kind[k] > 0)
-      edges[edge_kind_name(static_cast<EdgeKind>(k))] = {{"count", e.edges_by_kind[k]}, {"gap_ns", std::llround(e.gap_ns_by_edge[k])}};
-  j["edges_on_path"] = std::move(edges);
-  j["queue_full_waits"] = e.waits[static_cast<std::size_t>(EdgeKind::QueueFull)].count;
-  j["queue_depth"] = e.queue_depth;
-  return j;
-}
-
 }  // namespace amdahl::analysis

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "amdahl/report/escape.hpp"
+#include "amdahl/text/escape.hpp"
 
 namespace amdahl::analysis {
 namespace {
@@ -19,7 +19,7 @@ struct Tally {
   void add(std::uint32_t p, const std::string& name, std::int64_t start, std::int64_t end) {
     if (count++ == 0) pid = p;
     if (count > kNamed) return;
-    named += (named.empty() ? "" : ", ") + std::string("'") + report::display_name(name) + "' (pid " + std::to_string(p) +
+    named += (named.empty() ? "" : ", ") + std::string("'") + text::display_name(name) + "' (pid " + std::to_string(p) +
              ", start " + std::to_string(start) + " ns, end " + std::to_string(end) + " ns)";
   }
   void emit(std::vector<ProfileDiagnostic>& out, const char* key, const char* what) const {

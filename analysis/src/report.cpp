@@ -14,7 +14,7 @@
 #include "amdahl/analysis/amdahl_law.hpp"
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/record_checks.hpp"
-#include "amdahl/report/escape.hpp"
+#include "amdahl/text/escape.hpp"
 
 namespace amdahl::analysis {
 namespace {
@@ -482,7 +482,7 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
                       (r.warmup_auto ? "automatic" : "--warmup") + ")");
 
   for (const auto& d : rs.diagnostics)
-    r.diagnostics.push_back({d.pid, report::display_name(rs.str(d.key)), d.count, report::display_name(rs.str(d.detail))});
+    r.diagnostics.push_back({d.pid, text::display_name(rs.str(d.key)), d.count, text::display_name(rs.str(d.detail))});
   for (auto& d : impossible) r.diagnostics.push_back(std::move(d));
   double launch_fraction = 0;
   if (r.exposed_basis == "critical_path" && wall > 0) {

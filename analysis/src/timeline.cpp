@@ -2,7 +2,7 @@
 // nested ranges into innermost-wins segments, and files steps, waits, blocking CUDA calls and
 // produce/consume marks under their thread.
 #include "amdahl/analysis/timeline.hpp"
-#include "amdahl/report/escape.hpp"
+#include "amdahl/text/escape.hpp"
 
 #include <algorithm>
 #include <set>
@@ -183,7 +183,7 @@ Timeline build_timeline(const format::RecordSet& rs, const StageRules& rules) {
       if (c.role == RangeRole::Stage) {
         // Stage names come from the profile (a range name, a saved rule): shown escaped in
         // every report, and matched in that form (escape.hpp, display_name).
-        c.stage = report::display_name(c.stage);
+        c.stage = text::display_name(c.stage);
         id = tl.stage_id(c.stage);
         if (id < 0) {
           id = static_cast<StageId>(tl.stage_names.size());
@@ -264,7 +264,7 @@ Timeline build_timeline(const format::RecordSet& rs, const StageRules& rules) {
 
   for (const auto& t : rs.threads) {
     auto it = tl.lane_of.find(LaneKey{t.pid, t.tid});
-    if (it != tl.lane_of.end()) tl.lanes[it->second].name = report::display_name(rs.str(t.name));
+    if (it != tl.lane_of.end()) tl.lanes[it->second].name = text::display_name(rs.str(t.name));
   }
   for (std::size_t li = 0; li < tl.lanes.size(); ++li) {
     Lane& lane = tl.lanes[li];

@@ -15,7 +15,8 @@
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/output_file.hpp"
-#include "amdahl/report/escape.hpp"
+#include "amdahl/render/render.hpp"
+#include "amdahl/text/escape.hpp"
 #include "progress.hpp"
 
 namespace amdahl::cli {
@@ -47,29 +48,16 @@ inline void check_profile_output(const std::string& output) {
                      ": it is not a regular file (a profile is an SQLite database; give a file name)");
 }
 
-// The text of a `--format json` output: indented, newline-terminated; strings that are not
-// UTF-8 (profiles keep NVTX names as recorded) get U+FFFD instead of making dump() throw.
-// DEL and C1 controls, which the library leaves raw, are \u escapes (json_terminal_safe).
-// Every JSON document the CLI prints starts with "schema_version" (kJsonSchemaVersion,
-// docs/json-schema.md: additive changes keep it, removals and renames bump it). The objects
-// sort their keys, so the key is put first in the text.
-inline constexpr int kJsonSchemaVersion = 1;
-inline std::string json_text(const nlohmann::json& j) {
-  nlohmann::json body = j;
-  if (body.is_object()) body.erase("schema_version");
-  std::string text = body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (body.is_object()) {
-    const std::string first = "{\n  \"schema_version\": " + std::to_string(kJsonSchemaVersion);
-    text = body.empty() ? first + "\n}" : first + "," + text.substr(1);
-  }
-  return report::json_terminal_safe(text) + "\n";
-}
+// The text of a `--format json` output and its schema version: render.hpp (the one dispatch of
+// the outputs).
+using render::json_text;
+using render::kJsonSchemaVersion;
 
 // One line on stderr for amdahl: "amdahl: <prefix><text>" with the text's control characters
 // escaped (it may carry names from a profile or a file: escape.hpp, terminal_text).
 inline void print_line(const char* prefix, const std::string& text) {
   progress().clear();
-  std::fprintf(stderr, "amdahl: %s%s\n", prefix, report::terminal_text(text, false).c_str());
+  std::fprintf(stderr, "amdahl: %s%s\n", prefix, text::terminal_text(text, false).c_str());
 }
 
 void register_profile_command(CLI::App& app, int& exit_code);   // profile_command.cpp

@@ -5,7 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "amdahl/report/profile_diff.hpp"
+#include "amdahl/analysis/profile_diff.hpp"
+#include "amdahl/render/render.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
 #include "report_options.hpp"
@@ -14,7 +15,7 @@ namespace amdahl::cli {
 namespace {
 
 // Whether b's step (window without steps) is more than `pct` percent longer than a's.
-bool slower_than(const report::ProfileDiff& d, double pct) {
+bool slower_than(const analysis::ProfileDiff& d, double pct) {
   return d.step_a_ns > 0 && d.step_b_ns > d.step_a_ns * (1 + pct / 100);
 }
 
@@ -47,9 +48,8 @@ void register_diff_command(CLI::App& app, int& exit_code) {
     ReportOptions ob = *opt;
     ob.profile = *second;
     const analysis::Report b = load_and_analyze(ob);
-    const report::ProfileDiff d = report::diff_reports(a, b);
-    write_output(*opt, opt->format == "json" ? json_text(report::diff_to_json(d))
-                                             : report::diff_to_text(d, opt->profile, *second));
+    const analysis::ProfileDiff d = analysis::diff_reports(a, b);
+    write_output(*opt, render::render(d, render::format_named(opt->format), opt->profile, *second));
     exit_code = 0;
     if (*fail_if_slower >= 0 && slower_than(d, *fail_if_slower)) {
       print_line("", "b is " + percent(d.step_b_ns / d.step_a_ns - 1) + " slower per step than a, more than --fail-if-slower " +

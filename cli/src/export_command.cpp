@@ -9,7 +9,7 @@
 
 #include "amdahl/format/output_file.hpp"
 #include "amdahl/format/profile_store.hpp"
-#include "amdahl/report/chrome_trace.hpp"
+#include "amdahl/export/chrome_trace.hpp"
 #include "commands.hpp"
 #include "output_target.hpp"
 #include "option_checks.hpp"
@@ -40,11 +40,11 @@ void register_export_command(CLI::App& app, int& exit_code) {
   cmd->callback([opt, &exit_code] {
     check_output(opt->chrome, {opt->profile}, "--chrome");
     check_overwrite(opt->chrome, opt->force, "--chrome");
-    report::ChromeExportOptions eo;
+    chrome::ChromeExportOptions eo;
     eo.max_events = opt->max_events;
     eo.on_events = [](std::uint64_t n) { progress().update("writing trace", n, "events"); };
     if (!opt->window.empty()) {
-      auto [a, b] = report::parse_window_ms(opt->window);
+      auto [a, b] = chrome::parse_window_ms(opt->window);
       eo.window_start_ns = a;
       eo.window_end_ns = b;
     }
@@ -53,7 +53,7 @@ void register_export_command(CLI::App& app, int& exit_code) {
     const format::Profile profile = format::load_profile(opt->profile, lo);
     progress().update("writing trace");
     if (is_stdout_path(opt->chrome)) {
-      const report::ChromeExportStats st = report::write_chrome_trace(profile, std::cout, eo);
+      const chrome::ChromeExportStats st = chrome::write_chrome_trace(profile, std::cout, eo);
       std::cout.flush();
       if (!std::cout) throw format::OutputError("cannot write the trace to stdout");
       if (st.trimmed) print_line("note: ", st.note);
@@ -67,7 +67,7 @@ void register_export_command(CLI::App& app, int& exit_code) {
     std::ofstream out(file.write_path(), std::ios::binary | (file.in_place() ? std::ios::app : std::ios::trunc));
     if (!out) throw std::runtime_error("cannot write " + opt->chrome + ": " + std::strerror(errno));
     errno = 0;
-    const report::ChromeExportStats st = report::write_chrome_trace(profile, out, eo);
+    const chrome::ChromeExportStats st = chrome::write_chrome_trace(profile, out, eo);
     out.close();
     if (!out) {  // the stream stops at its first failed write: errno is that write's
       const int e = errno;

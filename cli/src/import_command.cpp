@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "amdahl/format/profile_store.hpp"
-#include "amdahl/report/kineto_import.hpp"
+#include "amdahl/import/kineto_import.hpp"
 #include "commands.hpp"
 #include "output_target.hpp"
 
@@ -30,17 +30,17 @@ void register_import_command(CLI::App& app, int& exit_code) {
     check_output(opt->output, {opt->trace});
     check_profile_output(opt->output);
     check_overwrite(opt->output, opt->force);
-    report::KinetoImportOptions io;
+    kineto::KinetoImportOptions io;
     io.keep_cpu_ops = opt->keep_cpu_ops;
-    report::KinetoImportStats st;
-    const format::Profile profile = report::import_kineto_file(opt->trace, io, &st);
+    kineto::KinetoImportStats st;
+    const format::Profile profile = kineto::import_kineto_file(opt->trace, io, &st);
     format::save_profile(profile, opt->output, opt->force);
     std::fprintf(stderr,
                  "amdahl: imported %zu ranges, %zu CUDA API calls, %zu GPU operations on %zu threads from %s "
                  "(%zu CPU op events not kept%s) into %s\n",
-                 st.ranges, st.api_calls, st.gpu_ops, st.threads, report::terminal_text(opt->trace, false).c_str(),
+                 st.ranges, st.api_calls, st.gpu_ops, st.threads, text::terminal_text(opt->trace, false).c_str(),
                  st.skipped_cpu_ops, opt->keep_cpu_ops ? "" : "; --keep-cpu-ops keeps them",
-                 report::terminal_text(opt->output, false).c_str());
+                 text::terminal_text(opt->output, false).c_str());
     if (st.step_source == "ProfilerStep")
       std::fprintf(stderr, "amdahl: %zu steps from ProfilerStep#N ranges\n", st.steps);
     else if (st.step_source == "Optimizer.step")

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   // A parse error (unknown option, a number out of its range: option_checks.hpp) is one line
   // like every other error, exit 1.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "amdahl: error: " + amdahl::report::terminal_text(e.what(), false) + " (--help lists the options)\n";
+    return "amdahl: error: " + amdahl::text::terminal_text(e.what(), false) + " (--help lists the options)\n";
   });
   int exit_code = 0;
   amdahl::cli::register_profile_command(app, exit_code);

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "amdahl/analysis/errors.hpp"
-#include "amdahl/report/chrome_trace.hpp"
+#include "amdahl/export/chrome_trace.hpp"
 #include "gpu_schedule.hpp"
 #include "option_parse.hpp"
 #include "step_window.hpp"
@@ -117,7 +117,7 @@ CLI::Validator worker_count() {
 }
 
 CLI::Validator export_window() {
-  return CLI::Validator([](std::string& s) { return usage_of([&] { report::parse_window_ms(s); }); },
+  return CLI::Validator([](std::string& s) { return usage_of([&] { chrome::parse_window_ms(s); }); },
                         "START:END ms, each in [0, 1e12]");
 }
 

@@ -85,7 +85,7 @@ class PartDir {
 };
 
 // Text for a stderr line (names, paths): control characters escaped (escape.hpp).
-std::string esc(const std::string& text) { return report::terminal_text(text, false); }
+std::string esc(const std::string& text) { return text::terminal_text(text, false); }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

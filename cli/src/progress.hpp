@@ -3,7 +3,7 @@
 // the work is done, so that nothing of it stays on the terminal. Shown only when stderr is a
 // terminal (and TERM is not "dumb") and --quiet was not given, and only once the command has
 // run for `delay` (1 s): short commands never show one. The long loops report through cheap
-// callbacks (format::LoadOptions::on_rows, report::ChromeExportOptions::on_events) that call
+// callbacks (format::LoadOptions::on_rows, chrome::ChromeExportOptions::on_events) that call
 // update(); update() draws at most once per `interval` (100 ms), or at once when the phase
 // changes. Not thread-safe: the loops call back on the calling thread only.
 #pragma once

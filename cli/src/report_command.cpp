@@ -8,8 +8,7 @@
 #include "amdahl/analysis/gpu_only.hpp"
 #include "amdahl/analysis/whatif.hpp"
 #include "amdahl/format/profile_store.hpp"
-#include "amdahl/report/gpu_only_render.hpp"
-#include "amdahl/report/renderers.hpp"
+#include "amdahl/render/render.hpp"
 #include "commands.hpp"
 #include "report_guidance.hpp"
 #include "report_options.hpp"
@@ -24,11 +23,7 @@ void gpu_only_report(const ReportOptions& opt, const analysis::NoRangesError& er
   if (!analysis::has_gpu_ops(profile))
     throw analysis::InputError(std::string(error.what()) + "; it has no GPU records either");
   const analysis::GpuOnlyReport r = analysis::summarize_gpu_only(profile);
-  if (opt.format == "json") write_output(opt, json_text(analysis::gpu_only_to_json(r)));
-  else if (opt.format == "html") write_output(opt, report::render_gpu_only_html(r, opt.profile));
-  else if (opt.format == "markdown") write_output(opt, report::render_gpu_only_markdown(r, opt.profile));
-  else if (opt.format == "csv") write_output(opt, report::render_gpu_only_csv(r));
-  else write_output(opt, analysis::gpu_only_to_text(r));
+  write_output(opt, render::render(r, render::format_named(opt.format), opt.profile));
 }
 
 }  // namespace
@@ -56,17 +51,7 @@ void register_report_command(CLI::App& app, int& exit_code) {
     analysis::Report& report = *loaded;
     std::optional<analysis::WhatIf> whatif;  // guidance: replay beside classic, next actions
     if (opt->format != "csv") whatif = add_report_guidance(report, opt->format, opt->profile, requests);
-    if (opt->format == "html" || opt->format == "markdown" || opt->format == "csv") {  // amdahl_render
-      const report::RenderOptions ro{opt->profile};
-      write_output(*opt, opt->format == "csv" ? report::render_csv_steps(report)
-                         : opt->format == "markdown"
-                             ? report::render_markdown(report, whatif, ro)
-                             : report::render_html(report, whatif, ro));
-      exit_code = 0;
-      return;
-    }
-    write_output(*opt, opt->format == "json" ? json_text(analysis::report_to_json(report))
-                                             : analysis::report_to_text(report));
+    write_output(*opt, render::render(report, render::format_named(opt->format), whatif, {opt->profile}));
     exit_code = 0;
   });
 }

@@ -84,7 +84,7 @@ void check_report_output(const ReportOptions& opt) {
 void write_output(const ReportOptions& opt, const std::string& raw) {
   // Text for people: no control character of a name reaches the terminal (the names are
   // escaped where they enter the report; this catches any other path, newlines kept).
-  const std::string text = opt.format == "text" ? report::terminal_text(raw, true) : raw;
+  const std::string text = opt.format == "text" ? text::terminal_text(raw, true) : raw;
   progress().clear();
   if (opt.output.empty() || is_stdout_path(opt.output)) {
     std::fwrite(text.data(), 1, text.size(), stdout);

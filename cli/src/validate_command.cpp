@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "amdahl/analysis/validate.hpp"
+#include "amdahl/render/render.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
 #include "report_options.hpp"
@@ -36,8 +37,7 @@ void register_validate_command(CLI::App& app, int& exit_code) {
     vo.all_stages = opt->all_stages;
     vo.min_change = opt->min_change_pct / 100.0;
     const analysis::Validation v = analysis::validate_runs(base, improved, vo);
-    write_output(*opt, opt->format == "json" ? json_text(analysis::validation_to_json(base, improved, v))
-                                             : analysis::validation_to_text(base, improved, v));
+    write_output(*opt, render::render(base, improved, v, render::format_named(opt->format)));
     exit_code = 0;
   });
 }

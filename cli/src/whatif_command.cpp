@@ -8,6 +8,7 @@
 #include "amdahl/analysis/rank_whatif.hpp"
 #include "amdahl/analysis/restructure.hpp"
 #include "amdahl/analysis/whatif.hpp"
+#include "amdahl/render/render.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
 #include "option_parse.hpp"
@@ -81,14 +82,7 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
       w = workers ? analysis::compute_whatif_with_workers(report, requests, target, *workers, wo)
                   : analysis::compute_whatif(report, requests, target, wo);
     // Text: the stage breakdown (the report without its notes), then the what-if and all notes.
-    if (opt->format == "json") {
-      nlohmann::json j = w ? analysis::whatif_to_json(report, *w) : analysis::report_to_json(report);
-      analysis::add_rank_whatif_json(j, report, rw, w ? &*w : nullptr);
-      write_output(*opt, json_text(j));
-    } else {
-      write_output(*opt, analysis::report_to_text(report, false) + "\n" + (w ? analysis::whatif_to_text(report, *w) : "") +
-                             analysis::rank_whatif_text(report, rw, w ? &*w : nullptr));
-    }
+    write_output(*opt, render::render(report, w, rw, render::format_named(opt->format)));
     exit_code = 0;
   });
 }

@@ -8,9 +8,11 @@
 #include <string>
 
 #include "amdahl/analysis/report.hpp"
+#include "amdahl/render/renderers.hpp"
 #include "profile_builder.hpp"
 
 using namespace amdahl::analysis;
+using namespace amdahl::render;
 using amdahl::format::GpuOpKind;
 using amdahl::test::ms;
 using amdahl::test::ProfileBuilder;

@@ -7,9 +7,11 @@
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/stage_stats.hpp"
 #include "amdahl/analysis/whatif.hpp"
+#include "amdahl/render/renderers.hpp"
 #include "profile_builder.hpp"
 
 using namespace amdahl::analysis;
+using namespace amdahl::render;
 using amdahl::test::ms;
 using amdahl::test::ProfileBuilder;
 

@@ -22,10 +22,10 @@
 #include "amdahl/analysis/whatif.hpp"
 #include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
-#include "amdahl/report/chrome_trace.hpp"
-#include "amdahl/report/kineto_import.hpp"
-#include "amdahl/report/profile_diff.hpp"
-#include "amdahl/report/renderers.hpp"
+#include "amdahl/export/chrome_trace.hpp"
+#include "amdahl/import/kineto_import.hpp"
+#include "amdahl/analysis/profile_diff.hpp"
+#include "amdahl/render/render.hpp"
 
 namespace amdahl::fuzz {
 namespace {
@@ -58,35 +58,31 @@ void write_file(const std::string& path, const std::uint8_t* data, std::size_t s
   if (std::fclose(f) != 0) std::abort();
 }
 
-// The JSON text of `--format json`, as the CLI writes it (cli::json_text, cli/src/commands.hpp:
-// names that are not UTF-8, which profiles keep as recorded, become U+FFFD).
-std::string json_text(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+using render::json_text;  // the JSON text of `--format json`, as the CLI writes it (render.hpp)
 
 // What `amdahl report` (every format) and `whatif` (no request) do with a profile they loaded
 // (cli/src/report_options.cpp: analysis columns only, the profile given up to analyze).
 void analyze_and_render(format::Profile&& profile) {
   const analysis::Report report = analysis::analyze(std::move(profile), {});
-  (void)analysis::report_to_text(report);
-  (void)json_text(analysis::report_to_json(report));
+  (void)render::report_to_text(report);
+  (void)json_text(render::report_to_json(report));
   const analysis::WhatIf w = analysis::compute_whatif(report, {}, std::nullopt);
-  (void)analysis::whatif_to_text(report, w);
-  (void)json_text(analysis::whatif_to_json(report, w));
-  const report::RenderOptions ro{"fuzz.amdahl"};
-  (void)report::render_markdown(report, std::nullopt, ro);
-  (void)report::render_csv_steps(report);
-  (void)report::render_html(report, w, ro);
+  (void)render::whatif_to_text(report, w);
+  (void)json_text(render::whatif_to_json(report, w));
+  const render::RenderOptions ro{"fuzz.amdahl"};
+  (void)render::render_markdown(report, std::nullopt, ro);
+  (void)render::render_csv_steps(report);
+  (void)render::render_html(report, w, ro);
 }
 
 // `amdahl import PATH` and the report of what it imported.
 void import_and_analyze(const std::string& path) {
   try {
-    report::KinetoImportStats st;
-    format::Profile profile = report::import_kineto_file(path, {}, &st);
+    kineto::KinetoImportStats st;
+    format::Profile profile = kineto::import_kineto_file(path, {}, &st);
     const analysis::Report report = analysis::analyze(std::move(profile), {});
-    (void)analysis::report_to_text(report);
-    (void)json_text(analysis::report_to_json(report));
+    (void)render::report_to_text(report);
+    (void)json_text(render::report_to_json(report));
   } catch (const analysis::InputError&) {
   } catch (const analysis::UsageError&) {
   } catch (const format::ProfileError&) {
@@ -124,7 +120,7 @@ void profile_loader(const std::uint8_t* data, std::size_t size) {
   try {  // amdahl export --chrome: the whole profile
     const format::Profile profile = format::load_profile(path);
     std::ostringstream chrome;
-    (void)report::write_chrome_trace(profile, chrome, {});
+    (void)chrome::write_chrome_trace(profile, chrome, {});
   } catch (const format::ProfileError&) {
   } catch (const analysis::InputError&) {
   } catch (const analysis::UsageError&) {
@@ -203,15 +199,15 @@ void two_profiles(const std::uint8_t* data, std::size_t size) {
     lo.analysis_columns_only = true;
     const analysis::Report ra = analysis::analyze(format::load_profile(path_a, lo), {});
     const analysis::Report rb = analysis::analyze(format::load_profile(path_b, lo), {});
-    const report::ProfileDiff d = report::diff_reports(ra, rb);
-    (void)json_text(report::diff_to_json(d));
-    (void)report::diff_to_text(d, "a.amdahl", "b.amdahl");
+    const analysis::ProfileDiff d = analysis::diff_reports(ra, rb);
+    (void)json_text(render::diff_to_json(d));
+    (void)render::diff_to_text(d, "a.amdahl", "b.amdahl");
     for (const bool all_stages : {false, true}) {
       analysis::ValidateOptions vo;
       vo.all_stages = all_stages;
       const analysis::Validation v = analysis::validate_runs(ra, rb, vo);
-      (void)json_text(analysis::validation_to_json(ra, rb, v));
-      (void)analysis::validation_to_text(ra, rb, v);
+      (void)json_text(render::validation_to_json(ra, rb, v));
+      (void)render::validation_to_text(ra, rb, v);
     }
   } catch (const format::ProfileError&) {
   } catch (const analysis::InputError&) {

@@ -15,9 +15,11 @@
 #include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/analysis/validate.hpp"
 #include "amdahl/analysis/whatif.hpp"
+#include "amdahl/render/renderers.hpp"
 
 using namespace amdahl;
 using namespace amdahl::analysis;
+using namespace amdahl::render;
 
 namespace {
 

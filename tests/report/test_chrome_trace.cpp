@@ -9,23 +9,23 @@
 #include <nlohmann/json.hpp>
 
 #include "amdahl/analysis/errors.hpp"
-#include "amdahl/report/chrome_trace.hpp"
+#include "amdahl/export/chrome_trace.hpp"
 #include "report_fixture.hpp"
 
 using namespace amdahl;
 using nlohmann::json;
 
 namespace {
-json export_json(const format::Profile& p, const report::ChromeExportOptions& o, report::ChromeExportStats* st) {
+json export_json(const format::Profile& p, const chrome::ChromeExportOptions& o, chrome::ChromeExportStats* st) {
   std::ostringstream out;
-  *st = report::write_chrome_trace(p, out, o);
+  *st = chrome::write_chrome_trace(p, out, o);
   return json::parse(out.str());  // throws on invalid JSON
 }
 }  // namespace
 
 TEST_CASE("chrome export: parses back, has the tracks and the flow pairs") {
   const auto profile = test::report_fixture();
-  report::ChromeExportStats st;
+  chrome::ChromeExportStats st;
   const json j = export_json(profile, {}, &st);
   REQUIRE(j.contains("traceEvents"));
   const auto& ev = j["traceEvents"];
@@ -81,10 +81,10 @@ TEST_CASE("chrome export: parses back, has the tracks and the flow pairs") {
 
 TEST_CASE("chrome export: --window keeps only the overlapping events") {
   const auto profile = test::report_fixture();
-  report::ChromeExportOptions o;
+  chrome::ChromeExportOptions o;
   o.window_start_ns = 20'000'000;  // steps are 9 ms: keep 20..30 ms
   o.window_end_ns = 30'000'000;
-  report::ChromeExportStats st;
+  chrome::ChromeExportStats st;
   const json j = export_json(profile, o, &st);
   for (const auto& e : j["traceEvents"]) {
     if (e["ph"] == "M") continue;
@@ -93,14 +93,14 @@ TEST_CASE("chrome export: --window keeps only the overlapping events") {
     CHECK(ts < 30'000.0);
     CHECK(end >= 20'000.0);
   }
-  CHECK(st.events < report::write_chrome_trace(profile, *std::make_unique<std::ostringstream>(), {}).events);
+  CHECK(st.events < chrome::write_chrome_trace(profile, *std::make_unique<std::ostringstream>(), {}).events);
 }
 
 TEST_CASE("chrome export: above the event limit the export is trimmed and says so") {
   const auto profile = test::report_fixture(3, 4, 60);
-  report::ChromeExportOptions o;
+  chrome::ChromeExportOptions o;
   o.max_events = 100;
-  report::ChromeExportStats st;
+  chrome::ChromeExportStats st;
   const json j = export_json(profile, o, &st);
   CHECK(st.trimmed);
   CHECK(st.events <= 100);
@@ -116,13 +116,13 @@ TEST_CASE("chrome export: above the event limit the export is trimmed and says s
 }
 
 TEST_CASE("chrome export: bad windows and empty profiles") {
-  CHECK_THROWS_AS(report::parse_window_ms("12"), analysis::UsageError);
-  CHECK_THROWS_AS(report::parse_window_ms("5:2"), analysis::UsageError);
-  CHECK_THROWS_AS(report::parse_window_ms("a:b"), analysis::UsageError);
-  CHECK_THROWS_AS(report::parse_window_ms(":"), analysis::UsageError);
-  const auto w = report::parse_window_ms("1.5:");
+  CHECK_THROWS_AS(chrome::parse_window_ms("12"), analysis::UsageError);
+  CHECK_THROWS_AS(chrome::parse_window_ms("5:2"), analysis::UsageError);
+  CHECK_THROWS_AS(chrome::parse_window_ms("a:b"), analysis::UsageError);
+  CHECK_THROWS_AS(chrome::parse_window_ms(":"), analysis::UsageError);
+  const auto w = chrome::parse_window_ms("1.5:");
   CHECK(*w.first == 1'500'000);
   CHECK(!w.second);
   std::ostringstream out;
-  CHECK_THROWS_AS(report::write_chrome_trace(format::Profile{}, out), analysis::InputError);
+  CHECK_THROWS_AS(chrome::write_chrome_trace(format::Profile{}, out), analysis::InputError);
 }

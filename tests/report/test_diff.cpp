@@ -1,7 +1,8 @@
 // The diff of two synthetic runs: disk_io made faster, gpu_compute unchanged.
 #include <doctest/doctest.h>
 
-#include "amdahl/report/profile_diff.hpp"
+#include "amdahl/analysis/profile_diff.hpp"
+#include "amdahl/render/renderers.hpp"
 #include "report_fixture.hpp"
 
 using namespace amdahl;
@@ -9,13 +10,13 @@ using namespace amdahl;
 TEST_CASE("diff: the faster stage, the step change, and the shares of it") {
   const auto a = analysis::analyze(test::report_fixture(3, 4));
   const auto b = analysis::analyze(test::report_fixture(1, 4));
-  const auto d = report::diff_reports(a, b);
+  const auto d = analysis::diff_reports(a, b);
   CHECK(d.per_step);
   CHECK(d.step_a_ns == doctest::Approx(9.5e6).epsilon(1e-3));
   CHECK(d.step_b_ns == doctest::Approx(7.5e6).epsilon(1e-3));
   CHECK(d.speedup == doctest::Approx(9.5 / 7.5).epsilon(1e-3));
-  const report::StageDiff* disk = nullptr;
-  const report::StageDiff* gpu = nullptr;
+  const analysis::StageDiff* disk = nullptr;
+  const analysis::StageDiff* gpu = nullptr;
   double shares = 0;
   for (const auto& s : d.stages) {
     if (s.name == "disk_io") disk = &s;
@@ -34,14 +35,14 @@ TEST_CASE("diff: the faster stage, the step change, and the shares of it") {
   CHECK(d.summary.find("1.27x faster") != std::string::npos);
   CHECK(d.summary.find("disk_io") != std::string::npos);
 
-  const auto j = report::diff_to_json(d);
+  const auto j = render::diff_to_json(d);
   CHECK(j["speedup"].get<double>() == doctest::Approx(d.speedup));
   CHECK(j["stages"][0]["exposed_ns"].size() == 2);
-  const std::string t = report::diff_to_text(d, "a.amdahl", "b.amdahl");
+  const std::string t = render::diff_to_text(d, "a.amdahl", "b.amdahl");
   CHECK(t.find("faster") != std::string::npos);
 
   // Reversed: slower.
-  const auto r = report::diff_reports(b, a);
+  const auto r = analysis::diff_reports(b, a);
   for (const auto& s : r.stages)
     if (s.name == "disk_io") CHECK(s.verdict == "slower");
 }
@@ -52,7 +53,7 @@ TEST_CASE("diff: a stage only in one run is new / gone") {
   test::ProfileBuilder extra;
   extra.profile = pb;
   for (int i = 0; i < 6; ++i) extra.stage(3, "tokenize", i * 9.0, i * 9.0 + 0.5);
-  const auto d = report::diff_reports(analysis::analyze(pa), analysis::analyze(extra.profile));
+  const auto d = analysis::diff_reports(analysis::analyze(pa), analysis::analyze(extra.profile));
   bool found = false;
   for (const auto& s : d.stages)
     if (s.name == "tokenize") {

@@ -2,9 +2,9 @@
 // newlines, control bytes and invalid UTF-8.
 #include <doctest/doctest.h>
 
-#include "amdahl/report/escape.hpp"
+#include "amdahl/text/escape.hpp"
 
-using namespace amdahl::report;
+using namespace amdahl::text;
 
 TEST_CASE("html_escape: markup, quotes, control bytes, invalid UTF-8") {
   CHECK(html_escape("<a href=\"x\" onclick='y'>&</a>") ==

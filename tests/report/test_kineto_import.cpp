@@ -17,8 +17,9 @@
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/report.hpp"
 #include "amdahl/analysis/whatif.hpp"
-#include "../../report/src/kineto_loader_lane.hpp"
-#include "amdahl/report/kineto_import.hpp"
+#include "../../import/src/kineto_loader_lane.hpp"
+#include "amdahl/import/kineto_import.hpp"
+#include "amdahl/render/renderers.hpp"
 #include "kineto_synth.hpp"
 
 using namespace amdahl;
@@ -37,8 +38,8 @@ std::string read(const std::string& path) {
 }  // namespace
 
 TEST_CASE("kineto import: records, correlation, devices, stage rules") {
-  report::KinetoImportStats st;
-  const auto p = report::import_kineto_file(data_path("kineto_small.json"), {}, &st);
+  kineto::KinetoImportStats st;
+  const auto p = kineto::import_kineto_file(data_path("kineto_small.json"), {}, &st);
   const auto& rs = p.records;
   // 3 steps x (ProfilerStep, DataLoader __next__, disk_io, Optimizer.step) user annotations.
   CHECK(st.ranges == 12);
@@ -104,8 +105,8 @@ TEST_CASE("kineto import: gzipped trace gives the same profile") {
   REQUIRE(f);
   REQUIRE(gzwrite(f, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size()));
   gzclose(f);
-  const auto a = report::import_kineto_file(data_path("kineto_small.json"));
-  const auto b = report::import_kineto_file(gz);
+  const auto a = kineto::import_kineto_file(data_path("kineto_small.json"));
+  const auto b = kineto::import_kineto_file(gz);
   CHECK(a.records.ranges.size() == b.records.ranges.size());
   CHECK(a.records.gpu_ops.size() == b.records.gpu_ops.size());
   CHECK(a.records.gpu_ops.back().end_ns == b.records.gpu_ops.back().end_ns);
@@ -115,25 +116,25 @@ TEST_CASE("kineto import: gzipped trace gives the same profile") {
     const std::string all = read(gz);
     out << all.substr(0, all.size() / 2);
   }
-  CHECK_THROWS_AS(report::import_kineto_file("kineto_truncated.json.gz"), analysis::InputError);
+  CHECK_THROWS_AS(kineto::import_kineto_file("kineto_truncated.json.gz"), analysis::InputError);
   std::remove(gz.c_str());
   std::remove("kineto_truncated.json.gz");
 }
 
 TEST_CASE("kineto import: bad inputs are InputError with the file named") {
-  CHECK_THROWS_AS(report::import_kineto_file("/nonexistent/trace.json"), analysis::InputError);
-  CHECK_THROWS_AS(report::import_kineto_json("{not json", "x.json"), analysis::InputError);
-  CHECK_THROWS_AS(report::import_kineto_json("{\"a\": 1}", "x.json"), analysis::InputError);
-  CHECK_THROWS_AS(report::import_kineto_json("{\"traceEvents\": []}", "x.json"), analysis::InputError);
+  CHECK_THROWS_AS(kineto::import_kineto_file("/nonexistent/trace.json"), analysis::InputError);
+  CHECK_THROWS_AS(kineto::import_kineto_json("{not json", "x.json"), analysis::InputError);
+  CHECK_THROWS_AS(kineto::import_kineto_json("{\"a\": 1}", "x.json"), analysis::InputError);
+  CHECK_THROWS_AS(kineto::import_kineto_json("{\"traceEvents\": []}", "x.json"), analysis::InputError);
   try {
-    report::import_kineto_json("{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":2}]}",
+    kineto::import_kineto_json("{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":2}]}",
                                "only_cpu_ops.json");
     FAIL("expected an InputError");
   } catch (const analysis::InputError& e) {
     CHECK(std::string(e.what()).find("only_cpu_ops.json") != std::string::npos);
   }
   // A bare event array (the other Chrome trace form) is accepted; string pids are tolerated.
-  const auto p = report::import_kineto_json(
+  const auto p = kineto::import_kineto_json(
       "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"disk_io\",\"pid\":\"Spans\",\"tid\":\"thread 12\","
       "\"ts\":10.5,\"dur\":2.25}]",
       "bare.json");
@@ -158,26 +159,26 @@ TEST_CASE("kineto import: JSON nested past the depth limit is an InputError, not
     for (std::size_t i = 0; i < deep; ++i) text += close;
     text += "}]}";
     try {
-      report::import_kineto_json(text, "deep.json");
+      kineto::import_kineto_json(text, "deep.json");
       FAIL("expected an InputError");
     } catch (const analysis::InputError& e) {
       CHECK(std::string(e.what()).find("deep.json") != std::string::npos);
-      CHECK(std::string(e.what()).find("deeper than " + std::to_string(report::kMaxJsonDepth)) != std::string::npos);
+      CHECK(std::string(e.what()).find("deeper than " + std::to_string(kineto::kMaxJsonDepth)) != std::string::npos);
     }
   }
   // At the limit it imports; brackets inside strings (and escaped quotes) are not nesting.
   std::string ok = head;
-  const std::size_t room = report::kMaxJsonDepth - 3;  // the document, traceEvents, the event
+  const std::size_t room = kineto::kMaxJsonDepth - 3;  // the document, traceEvents, the event
   for (std::size_t i = 0; i < room; ++i) ok += "[";
   for (std::size_t i = 0; i < room; ++i) ok += "]";
   ok += "},{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"[[[[\\\"{{{{\",\"ts\":1,\"dur\":1}]}";
-  const auto p = report::import_kineto_json(ok, "limit.json");
+  const auto p = kineto::import_kineto_json(ok, "limit.json");
   CHECK(p.records.ranges.size() == 2);
   std::string over = head;
   for (std::size_t i = 0; i <= room; ++i) over += "[";
   for (std::size_t i = 0; i <= room; ++i) over += "]";
   over += "}]}";
-  CHECK_THROWS_AS(report::import_kineto_json(over, "over.json"), analysis::InputError);
+  CHECK_THROWS_AS(kineto::import_kineto_json(over, "over.json"), analysis::InputError);
 }
 
 // A real torch.profiler trace (CPU + CUDA activities) of scripts/make_kineto_trace.py, made on
@@ -191,7 +192,7 @@ TEST_CASE("kineto import: JSON nested past the depth limit is an InputError, not
 // most of that run's 7.32% `other`): gpu_compute is compared together with `other`, whose sum
 // that rule does not change.
 TEST_CASE("kineto import: a real H200 trace gives amdahl's own fractions within 5 points") {
-  format::Profile p = report::import_kineto_file(data_path("kineto_h200_resnet.json.gz"));
+  format::Profile p = kineto::import_kineto_file(data_path("kineto_h200_resnet.json.gz"));
   analysis::AnalysisOptions opt;
   const analysis::Report r = analysis::analyze(std::move(p), opt);
   CHECK(r.steps >= 10);
@@ -242,8 +243,8 @@ bool no_time(const analysis::Report& r, const char* stage) {
 
 TEST_CASE("kineto import: no ProfilerStep -> one step per Optimizer.step, the time before the first excluded") {
   test::SynthTrace o;  // 4 workers, 6 iterations, no prof.step()
-  report::KinetoImportStats st;
-  const auto p = report::import_kineto_json(test::synth_kineto_trace(o), "w4.json", {}, &st);
+  kineto::KinetoImportStats st;
+  const auto p = kineto::import_kineto_json(test::synth_kineto_trace(o), "w4.json", {}, &st);
   CHECK(st.step_source == "Optimizer.step");
   CHECK(st.steps == 6);
   CHECK(count_ranges(p, "amdahl_step#") == 6);
@@ -284,8 +285,8 @@ TEST_CASE("kineto import: no ProfilerStep -> one step per Optimizer.step, the ti
 TEST_CASE("kineto import: ProfilerStep#N ranges are the steps when present") {
   test::SynthTrace o;
   o.profiler_steps = true;
-  report::KinetoImportStats st;
-  const auto p = report::import_kineto_json(test::synth_kineto_trace(o), "w4_steps.json", {}, &st);
+  kineto::KinetoImportStats st;
+  const auto p = kineto::import_kineto_json(test::synth_kineto_trace(o), "w4_steps.json", {}, &st);
   CHECK(st.step_source == "ProfilerStep");
   CHECK(st.steps == 6);
   CHECK(count_ranges(p, "amdahl_step#") == 0);  // none added
@@ -300,7 +301,7 @@ TEST_CASE("kineto import: ProfilerStep#N ranges are the steps when present") {
 
 TEST_CASE("kineto import: with DataLoader workers the __next__ wait is data_loading, never disk_io") {
   test::SynthTrace o;  // input bound: a 30 ms wait for the workers in a 40.85 ms iteration
-  const auto p = report::import_kineto_json(test::synth_kineto_trace(o), "w4.json");
+  const auto p = kineto::import_kineto_json(test::synth_kineto_trace(o), "w4.json");
   const auto rep = analysis::analyze(p);
   CHECK(no_time(rep, "disk_io"));
   CHECK(no_time(rep, "cpu_preprocess"));
@@ -325,7 +326,7 @@ TEST_CASE("kineto import: num_workers=0 loading is the same data_loading stage, 
   test::SynthTrace o;
   o.workers = 0;
   o.first_fetch_us = o.fetch_us;
-  const auto p = report::import_kineto_json(test::synth_kineto_trace(o), "w0.json");
+  const auto p = kineto::import_kineto_json(test::synth_kineto_trace(o), "w0.json");
   const auto rep = analysis::analyze(p);
   CHECK(no_time(rep, "disk_io"));
   // The fetch's aten ops (inside the __next__ range) belong to it.
@@ -340,7 +341,7 @@ TEST_CASE("kineto import: num_workers=0 loading is the same data_loading stage, 
 
 TEST_CASE("kineto import: the training thread's time in no stage is explained by its top-level ranges") {
   test::SynthTrace o;
-  const auto p = report::import_kineto_json(test::synth_kineto_trace(o), "w4.json");
+  const auto p = kineto::import_kineto_json(test::synth_kineto_trace(o), "w4.json");
   const auto rep = analysis::analyze(p);
   const std::string n = note(rep, "other: ");
   REQUIRE(!n.empty());
@@ -366,8 +367,8 @@ TEST_CASE("kineto import: the training thread's time in no stage is explained by
 TEST_CASE("kineto import: neither ProfilerStep nor Optimizer.step: no steps, and a note says so") {
   test::SynthTrace o;
   o.optimizer = false;
-  report::KinetoImportStats st;
-  const auto p = report::import_kineto_json(test::synth_kineto_trace(o), "nostep.json", {}, &st);
+  kineto::KinetoImportStats st;
+  const auto p = kineto::import_kineto_json(test::synth_kineto_trace(o), "nostep.json", {}, &st);
   CHECK(st.step_source == "none");
   CHECK(st.steps == 0);
   const auto rep = analysis::analyze(p);
@@ -393,14 +394,14 @@ TEST_CASE("kineto import: trace names in the notes stay one line of valid UTF-8"
     ev.push_back({{"ph", "X"}, {"cat", "user_annotation"}, {"name", "cpu_preprocess"}, {"pid", 1}, {"tid", 1},
                   {"ts", t + 700}, {"dur", 200}});
   }
-  const auto p = report::import_kineto_json(nlohmann::json{{"traceEvents", ev}}.dump(), "names.json");
+  const auto p = kineto::import_kineto_json(nlohmann::json{{"traceEvents", ev}}.dump(), "names.json");
   const auto rep = analysis::analyze(p);
   const std::string n = note(rep, "other: ");
   REQUIRE(!n.empty());
   CHECK(n.find('\n') == std::string::npos);
   CHECK(n.find("aten::a b 0.3 ms (1x)") != std::string::npos);
   CHECK(n.find("...") != std::string::npos);
-  CHECK_NOTHROW((void)analysis::report_to_json(rep).dump());
+  CHECK_NOTHROW((void)render::report_to_json(rep).dump());
 }
 
 // A real torch.profiler trace (H200, torch 2.11) of workloads/python/train_imagefolder.py:
@@ -410,8 +411,8 @@ TEST_CASE("kineto import: trace names in the notes stay one line of valid UTF-8"
 TEST_CASE("kineto import: a real ImageFolder trace with 2 DataLoader workers") {
   const std::string path = data_path("kineto_imagefolder_w2.json.gz");
   REQUIRE(std::ifstream(path).good());
-  report::KinetoImportStats st;
-  format::Profile p = report::import_kineto_file(path, {}, &st);
+  kineto::KinetoImportStats st;
+  format::Profile p = kineto::import_kineto_file(path, {}, &st);
   CHECK(st.steps == 8);
   CHECK(st.dataloader_ranges == 8);
   const analysis::Report r = analysis::analyze(std::move(p));
@@ -428,7 +429,7 @@ TEST_CASE("kineto import: a real ImageFolder trace with 2 DataLoader workers") {
 }
 
 TEST_CASE("kineto import: the loader lane is inferred from regular waits (bursts of N workers), not from jitter") {
-  using report::LoaderCall;
+  using kineto::LoaderCall;
   constexpr std::int64_t ms = 1'000'000;
   // 4 workers handing over in bursts: every 4th fetch waits 100 ms, the other three are ready.
   std::vector<LoaderCall> burst;
@@ -440,7 +441,7 @@ TEST_CASE("kineto import: the loader lane is inferred from regular waits (bursts
     burst.push_back({t, t + wait});
     t += wait + 20 * ms;
   }
-  const auto lane = report::infer_loader_lane(burst);
+  const auto lane = kineto::infer_loader_lane(burst);
   CHECK(lane.inferred);
   CHECK(lane.waited == 5);
   REQUIRE(lane.ranges.size() == 6);  // the first call and the five waits after it
@@ -461,15 +462,15 @@ TEST_CASE("kineto import: the loader lane is inferred from regular waits (bursts
     jitter.push_back({t, t + wait});
     t += wait + 40 * ms;
   }
-  CHECK_FALSE(report::infer_loader_lane(jitter).inferred);
+  CHECK_FALSE(kineto::infer_loader_lane(jitter).inferred);
   // Too few calls to say.
-  CHECK_FALSE(report::infer_loader_lane(std::vector<LoaderCall>(burst.begin(), burst.begin() + 5)).inferred);
+  CHECK_FALSE(kineto::infer_loader_lane(std::vector<LoaderCall>(burst.begin(), burst.begin() + 5)).inferred);
 }
 
 TEST_CASE("kineto import: when the workers are the bottleneck the loading is on the critical path") {
   test::SynthTrace o;  // a 30 ms wait for the workers in every 40.85 ms iteration
   o.iterations = 24;
-  const auto p = report::import_kineto_json(test::synth_kineto_trace(o), "w4-long.json");
+  const auto p = kineto::import_kineto_json(test::synth_kineto_trace(o), "w4-long.json");
   CHECK(p.meta.at("stage_rules").find("-> wait") != std::string::npos);
   const auto rep = analysis::analyze(p);
   // The workers produce one batch per iteration: the whole step is loading (the training
@@ -481,6 +482,6 @@ TEST_CASE("kineto import: when the workers are the bottleneck the loading is on 
   CHECK(note(rep, "data_loading: ").find("the workers were the bottleneck") != std::string::npos);
   // With 6 iterations (too few to tell) the waits stay data_loading work, as before.
   test::SynthTrace shrt;
-  const auto p6 = report::import_kineto_json(test::synth_kineto_trace(shrt), "w4.json");
+  const auto p6 = kineto::import_kineto_json(test::synth_kineto_trace(shrt), "w4.json");
   CHECK(p6.meta.at("stage_rules").find("-> wait") == std::string::npos);
 }

@@ -1,4 +1,4 @@
-// The streaming Kineto import (issue 18, class 11: report/src/trace_stream.cpp): what the
+// The streaming Kineto import (issue 18, class 11: import/src/trace_stream.cpp): what the
 // whole-document parse did is kept where a stream could differ: chunk boundaries, duplicate
 // keys (the last wins), a second traceEvents list, the order of the errors.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "amdahl/analysis/errors.hpp"
-#include "amdahl/report/kineto_import.hpp"
+#include "amdahl/import/kineto_import.hpp"
 
 using namespace amdahl;
 
@@ -19,7 +19,7 @@ const std::string kCall =
 
 std::string error_of(const std::string& text) {
   try {
-    report::import_kineto_json(text, "t.json");
+    kineto::import_kineto_json(text, "t.json");
   } catch (const analysis::InputError& e) {
     return e.what();
   }
@@ -32,7 +32,7 @@ TEST_CASE("streaming import: a string across the 1 MiB chunk boundary, with esca
   const std::string name = std::string((1u << 20) - 40, 'x') + R"(\"[[[{{{\\)";
   const std::string text = R"({"traceEvents":[{"ph":"X","cat":"user_annotation","name":")" + name +
                            R"(","pid":1,"tid":1,"ts":1,"dur":1},)" + kStep + "]}";
-  const auto p = report::import_kineto_json(text, "big.json");
+  const auto p = kineto::import_kineto_json(text, "big.json");
   REQUIRE(p.records.ranges.size() == 2);
   const std::string got = p.records.str(p.records.ranges[0].name);
   CHECK(got.size() == (1u << 20) - 40 + 8);
@@ -44,7 +44,7 @@ TEST_CASE("streaming import: duplicate keys keep the last value, as the JSON DOM
   const std::string text =
       R"({"traceEvents":[{"ph":"X","cat":"cuda_runtime","name":"a","name":3,"pid":1,"tid":1,"ts":1,"dur":2,)"
       R"("args":{"correlation":5},"args":{"cbid":9}},)" + kStep + "]}";
-  const auto p = report::import_kineto_json(text, "dup.json");
+  const auto p = kineto::import_kineto_json(text, "dup.json");
   REQUIRE(p.records.api_calls.size() == 1);
   CHECK(p.records.api_calls[0].name == format::kNoString);
   CHECK(p.records.api_calls[0].correlation_id == 0);
@@ -52,8 +52,8 @@ TEST_CASE("streaming import: duplicate keys keep the last value, as the JSON DOM
 }
 
 TEST_CASE("streaming import: a second traceEvents list replaces the first") {
-  report::KinetoImportStats st;
-  const auto p = report::import_kineto_json(R"({"traceEvents":[)" + kCall + R"(],"traceEvents":[)" + kStep + "]}",
+  kineto::KinetoImportStats st;
+  const auto p = kineto::import_kineto_json(R"({"traceEvents":[)" + kCall + R"(],"traceEvents":[)" + kStep + "]}",
                                             "two.json", {}, &st);
   CHECK(p.records.api_calls.empty());
   CHECK(p.records.ranges.size() == 1);
@@ -65,7 +65,7 @@ TEST_CASE("streaming import: a second traceEvents list replaces the first") {
 TEST_CASE("streaming import: members outside the events are read from anywhere in the document") {
   const std::string text = R"({"traceEvents":[)" + kStep + R"(],"deviceProperties":[{"id":2,"name":"G","numSms":7}],)"
                            R"("schemaVersion":1,"schemaVersion":3})";
-  const auto p = report::import_kineto_json(text, "after.json");
+  const auto p = kineto::import_kineto_json(text, "after.json");
   REQUIRE(p.records.devices.size() == 1);
   CHECK(p.records.devices[0].device == 2);
   CHECK(p.records.devices[0].sm_count == 7);

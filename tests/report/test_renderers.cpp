@@ -2,11 +2,14 @@
 // newlines, control bytes and spreadsheet formulas.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <sstream>
+#include <stdexcept>
 
 #include "amdahl/analysis/whatif.hpp"
-#include "amdahl/report/renderers.hpp"
-#include "amdahl/report/svg_charts.hpp"
+#include "amdahl/render/render.hpp"
+#include "amdahl/render/svg_charts.hpp"
+#include "../../render/src/numbers.hpp"
 #include "report_fixture.hpp"
 
 using namespace amdahl;
@@ -23,7 +26,7 @@ TEST_CASE("render_html: self-contained, every profile name escaped") {
   const auto profile = test::report_fixture();
   const auto report = analysis::analyze(profile);
   const auto whatif = analysis::compute_whatif(report, {{"disk_io", 2}}, 1.2);
-  const std::string h = report::render_html(report, whatif, {"run <1>.amdahl"});
+  const std::string h = render::render_html(report, whatif, {"run <1>.amdahl"});
   CHECK(h.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(h.find("</html>") != std::string::npos);
   // No script, no external resource.
@@ -51,7 +54,7 @@ TEST_CASE("render_html: self-contained, every profile name escaped") {
 
 TEST_CASE("render_markdown: escaped cells, one row per stage") {
   const auto report = analysis::analyze(test::report_fixture());
-  const std::string m = report::render_markdown(report);
+  const std::string m = render::render_markdown(report);
   CHECK(m.find("&lt;script&gt;") != std::string::npos);
   CHECK(m.find("<script") == std::string::npos);
   CHECK(m.find("bad\\\\x0aname\\\\x01\\\\x7f") != std::string::npos);  // shown as bad\x0aname\x01\x7f (issue 18)
@@ -76,7 +79,7 @@ TEST_CASE("render_markdown: escaped cells, one row per stage") {
 
 TEST_CASE("render_csv_steps: one row per step, formula names neutralised") {
   const auto report = analysis::analyze(test::report_fixture());
-  const std::string c = report::render_csv_steps(report);
+  const std::string c = render::render_csv_steps(report);
   std::istringstream in(c);
   std::string header;
   std::getline(in, header);
@@ -129,7 +132,7 @@ TEST_CASE("render_html: a multi-rank profile has one stacked bar per rank, the s
   INFO(report.ranks.line);
   REQUIRE(report.ranks.straggler);
   CHECK(report.ranks.rows[*report.ranks.straggler].rank == 2);
-  const std::string h = report::render_html(report, std::nullopt, {"ranks.amdahl"});
+  const std::string h = render::render_html(report, std::nullopt, {"ranks.amdahl"});
   CHECK(h.find("<h2>Ranks</h2>") != std::string::npos);
   CHECK(count(h, "<g class=\"rank-bar\">") == 4);
   // The straggler's bar (rank 2) carries the mark, and only it.
@@ -139,15 +142,77 @@ TEST_CASE("render_html: a multi-rank profile has one stacked bar per rank, the s
   CHECK(h.find(">straggler</text>", bar2) < h.find(">rank 3</text>"));
   // Segments in the stage colours of the other charts.
   CHECK(h.find("rank 2 gpu_compute: 8.00 ms per step") != std::string::npos);
-  CHECK(h.find("fill=\"" + report::stage_color("gpu_compute", 0) + "\"><title>rank 0 gpu_compute") !=
+  CHECK(h.find("fill=\"" + render::stage_color("gpu_compute", 0) + "\"><title>rank 0 gpu_compute") !=
         std::string::npos);
 }
 
 TEST_CASE("render_html: a one-rank profile has no ranks chart") {
   const auto report = analysis::analyze(ranks_fixture(1));
-  const std::string h = report::render_html(report, std::nullopt, {"one.amdahl"});
+  const std::string h = render::render_html(report, std::nullopt, {"one.amdahl"});
   CHECK(h.find("<h2>Ranks</h2>") == std::string::npos);
   CHECK(h.find("rank-bar") == std::string::npos);
-  const std::string fixture = report::render_html(analysis::analyze(test::report_fixture()), std::nullopt, {"x"});
+  const std::string fixture = render::render_html(analysis::analyze(test::report_fixture()), std::nullopt, {"x"});
   CHECK(fixture.find("rank-bar") == std::string::npos);
+}
+
+TEST_CASE("render: one dispatch, each format the renderer of that format") {
+  const auto report = analysis::analyze(test::report_fixture());
+  const std::optional<analysis::WhatIf> whatif = analysis::compute_whatif(report, {{"disk_io", 2}}, std::nullopt);
+  const render::RenderOptions ro{"run.amdahl"};
+  using render::Format;
+  CHECK(render::format_named("text") == Format::Text);
+  CHECK(render::format_named("json") == Format::Json);
+  CHECK(render::format_named("html") == Format::Html);
+  CHECK(render::format_named("markdown") == Format::Markdown);
+  CHECK(render::format_named("csv") == Format::Csv);
+  CHECK_THROWS_AS(render::format_named("pdf"), std::invalid_argument);
+  CHECK(render::render(report, Format::Text, whatif, ro) == render::report_to_text(report));
+  CHECK(render::render(report, Format::Json, whatif, ro) == render::json_text(render::report_to_json(report)));
+  CHECK(render::render(report, Format::Html, whatif, ro) == render::render_html(report, whatif, ro));
+  CHECK(render::render(report, Format::Markdown, whatif, ro) == render::render_markdown(report, whatif, ro));
+  CHECK(render::render(report, Format::Csv, whatif, ro) == render::render_csv_steps(report));
+  // JSON text: schema_version first, newline-terminated.
+  CHECK(render::render(report, Format::Json).rfind("{\n  \"schema_version\": 1,", 0) == 0);
+  // A what-if has text and JSON only.
+  const analysis::RankWhatIf none;
+  const std::string t = render::render(report, whatif, none, Format::Text);
+  CHECK(t == render::report_to_text(report, false) + "\n" + render::whatif_to_text(report, *whatif));
+  CHECK(render::render(report, whatif, none, Format::Json) == render::json_text(render::whatif_to_json(report, *whatif)));
+  CHECK_THROWS_AS(render::render(report, whatif, none, Format::Html), std::invalid_argument);
+  const auto d = analysis::diff_reports(report, report);
+  CHECK(render::render(d, Format::Text, "a", "b") == render::diff_to_text(d, "a", "b"));
+  CHECK_THROWS_AS(render::render(d, Format::Csv, "a", "b"), std::invalid_argument);
+}
+
+TEST_CASE("render numbers: one home, one word for an unbounded speedup") {
+  namespace d = render::detail;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Every format prints an unbounded speedup the same way (HTML and Markdown said "unbounded").
+  CHECK(std::string(d::kUnboundedSpeedup) == "inf");
+  CHECK(d::speedup(inf) == "inf");
+  CHECK(d::speedup(nan) == "inf");
+  CHECK(d::speedup(2e12) == "inf");
+  CHECK(d::speedup(1.5) == "1.500x");
+  CHECK(d::speedup_text(inf, "%.2fx") == "inf");
+  CHECK(d::speedup_text(2e12, "%.2fx") == "2000000000000.00x");  // the text's: unbounded only when infinite
+  CHECK(d::speedup_text(1.234, "%.3gx") == "1.23x");
+  CHECK(d::capped_speedup_text(2e12, "%.2fx") == "inf");
+  CHECK(d::capped_speedup_text(1e12, "%.2fx") == "1000000000000.00x");
+  // JSON: null where there is no number.
+  CHECK(d::num(inf).is_null());
+  CHECK(d::num(1e13) == 1e13);
+  CHECK(d::num_below_1e12(1e12).is_null());
+  CHECK(d::num_below_1e12(2.5) == 2.5);
+  // Percentages and durations, each rounding under its own name.
+  CHECK(d::pct(0.1234) == "12.3%");
+  CHECK(d::pct_whole(0.1234) == "12%");
+  CHECK(d::ms(50'000) == "0.0500");
+  CHECK(d::ms(1'234'567) == "1.23");
+  CHECK(d::ms(0) == "0.00");
+  CHECK(d::ms_tenths(1'234'567) == "1.2");
+  CHECK(d::share(1, 4) == 0.25);
+  CHECK(d::share(1, 0) == 0.0);
+  CHECK(d::fmt("%.1f ms", 2.25) == "2.2 ms");
+  CHECK(d::fixed(1.5, 3) == "1.500");
 }

@@ -12,8 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "amdahl/analysis/report.hpp"
 #include "amdahl/format/profile_store.hpp"
 
@@ -80,8 +78,5 @@ bool has_gpu_ops(const format::Profile& profile);
 
 // The GPU-only report; throws InputError when the profile has no GPU operations.
 GpuOnlyReport summarize_gpu_only(const format::Profile& profile, std::size_t top = 10);
-
-nlohmann::json gpu_only_to_json(const GpuOnlyReport& report);
-std::string gpu_only_to_text(const GpuOnlyReport& report);
 
 }  // namespace amdahl::analysis

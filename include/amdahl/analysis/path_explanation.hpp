@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "amdahl/analysis/replay.hpp"
 
 namespace amdahl::analysis {
@@ -39,6 +37,5 @@ struct PathExplanation {
 };
 
 PathExplanation explain_path(const ReplayGraph& graph, const CriticalPath& path);
-nlohmann::json path_explanation_to_json(const PathExplanation& e);
 
 }  // namespace amdahl::analysis

@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "amdahl/analysis/timeline.hpp"
 
 namespace amdahl::analysis {
@@ -82,9 +80,5 @@ struct RankProjection {
 // bandwidth for a 1-rank profile, M < 1).
 RankProjection project_ranks(const RankAnalysis& ranks, std::size_t to_ranks,
                              std::optional<double> bytes_per_s);
-
-nlohmann::json ranks_to_json(const RankAnalysis& ranks, const std::vector<std::string>& stage_names);
-// The text section ("" when there is nothing to show).
-std::string ranks_to_text(const RankAnalysis& ranks, const std::vector<std::string>& stage_names);
 
 }  // namespace amdahl::analysis

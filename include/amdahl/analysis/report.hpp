@@ -1,7 +1,7 @@
 // The whole analysis of one profile: stage table (exposed, total, hidden, fractions from the
 // critical path of the replay graph, or the driving thread's view when no graph can be built;
 // per-step statistics, classic Amdahl projections), steps, GPU summary, verdict, notes and
-// diagnostics; the graph itself for what-if replays; renderings as JSON and as a text table.
+// diagnostics; the graph itself for what-if replays (rendered by render/: renderers.hpp).
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "amdahl/analysis/cpu_use.hpp"
 #include "amdahl/analysis/stage_mapping.hpp"
@@ -129,10 +127,5 @@ Report analyze(format::Profile&& profile, const AnalysisOptions& options = {});
 // The verdict line from the stage rows (thresholds: docs/analysis.md). `launch_fraction`: the
 // share of the window the critical path spends in CUDA launch calls (part of `other`).
 std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, double launch_fraction = 0);
-
-nlohmann::json report_to_json(const Report& report);
-std::string report_to_text(const Report& report);
-// Without the notes (`amdahl whatif` prints the table, then the what-if and all the notes).
-std::string report_to_text(const Report& report, bool with_notes);
 
 }  // namespace amdahl::analysis

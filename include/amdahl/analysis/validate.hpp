@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "amdahl/analysis/report.hpp"
 #include "amdahl/analysis/whatif.hpp"
 
@@ -61,8 +59,5 @@ struct Validation {
 
 // Throws InputError when a run has no steps (ms/step is undefined).
 Validation validate_runs(const Report& base, const Report& improved, const ValidateOptions& options = {});
-
-nlohmann::json validation_to_json(const Report& base, const Report& improved, const Validation& v);
-std::string validation_to_text(const Report& base, const Report& improved, const Validation& v);
 
 }  // namespace amdahl::analysis

@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "amdahl/analysis/bootstrap.hpp"
 #include "amdahl/analysis/report.hpp"
 
@@ -134,8 +132,5 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
 // The replayed speedup (recorded window / replayed window) with `factors` per stage index
 // (missing: 1). Needs report.graph.
 double simulated_speedup(const Report& report, const std::vector<double>& factors);
-
-nlohmann::json whatif_to_json(const Report& report, const WhatIf& whatif);
-std::string whatif_to_text(const Report& report, const WhatIf& whatif);
 
 }  // namespace amdahl::analysis

@@ -1,0 +1,172 @@
+// The report's guidance as JSON and text (guidance_render.hpp).
+#include "amdahl/render/guidance_render.hpp"
+#include "numbers.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace amdahl::render {
+using namespace analysis;
+namespace {
+
+// Projections: a limit from 1e12 up is unbounded (null in JSON, "inf" in text).
+nlohmann::json num(double v) { return detail::num_below_1e12(v); }
+std::string times(double s) { return detail::capped_speedup_text(s, "%.2fx"); }
+
+nlohmann::json points_json(const SpeedupPoints& p) {
+  return {{"2x", num(p.x2)}, {"4x", num(p.x4)}, {"10x", num(p.x10)}, {"limit", num(p.limit)}};
+}
+
+const char* outcome_name(TargetOutcome o) {
+  switch (o) {
+    case TargetOutcome::Reached: return "reached";
+    case TargetOutcome::BeyondSearch: return "beyond_search";
+    case TargetOutcome::NotReachable: return "not_reachable";
+  }
+  return "not_reachable";
+}
+
+}  // namespace
+
+std::string target_basis(const StageProjection& s) { return s.replay ? "replay" : "classic"; }
+
+std::string target_text(const StageProjection& s, const Projections& p) {
+  const double lim = s.replay ? s.replay->limit : s.classic.limit;
+  switch (s.target_outcome) {
+    case TargetOutcome::Reached: return s.target_factor ? times(*s.target_factor) : "n/a";
+    case TargetOutcome::BeyondSearch: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "more than %.0fx", p.max_factor);
+      return buf;
+    }
+    case TargetOutcome::NotReachable:
+      return "not reachable by this stage alone (" + target_basis(s) + " limit " + times(lim) + ")";
+  }
+  return "n/a";
+}
+
+nlohmann::json projections_to_json(const Projections& p) {
+  nlohmann::json j;
+  j["headline"] = p.replay ? "replay" : "classic";
+  j["classic_only_reason"] = p.replay ? nlohmann::json(nullptr) : nlohmann::json(p.classic_only_reason);
+  j["replay_meaning"] = kReplayMeaning;
+  j["classic_meaning"] = kClassicMeaning;
+  j["replay_lower_bounds"] = p.replay_lower_bounds;
+  j["target_speedup"] = p.target;
+  j["max_factor"] = p.max_factor;
+  j["replays"] = p.replays;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& s : p.stages) {
+    nlohmann::json o;
+    o["stage"] = s.stage;
+    o["fraction"] = s.fraction;
+    o["classic_share"] = s.classic_share;
+    o["classic"] = points_json(s.classic);
+    o["replay"] = s.replay ? points_json(*s.replay) : nlohmann::json(nullptr);
+    o["target_basis"] = target_basis(s);
+    o["target_outcome"] = outcome_name(s.target_outcome);
+    o["factor_for_target"] = s.target_factor ? num(*s.target_factor) : nlohmann::json(nullptr);
+    o["target_text"] = target_text(s, p);
+    rows.push_back(std::move(o));
+  }
+  j["stages"] = std::move(rows);
+  return j;
+}
+
+nlohmann::json next_actions_to_json(const std::vector<NextAction>& actions) {
+  nlohmann::json a = nlohmann::json::array();
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    const auto& x = actions[i];
+    a.push_back({{"rank", i + 1}, {"kind", x.kind}, {"stage", x.stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.stage)},
+                 {"text", x.text}, {"command", x.command},
+                 {"speedup", x.speedup ? num(*x.speedup) : nlohmann::json(nullptr)},
+                 {"basis", x.basis.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.basis)}});
+  }
+  return a;
+}
+
+nlohmann::json user_whatif_to_json(const UserWhatIf& u) {
+  nlohmann::json sp = nlohmann::json::object();
+  for (const auto& [stage, k] : u.speedups) sp[stage] = k;
+  return {{"change", u.change},
+          {"speedups", std::move(sp)},
+          {"classic_speedup", num(u.classic)},
+          {"replay_speedup", num(u.replay)},
+          {"replayed", u.replayed},
+          {"replay_interval", {num(u.replay_low), num(u.replay_high)}},
+          {"bottleneck", u.bottleneck_line},
+          {"bounds", u.bounds}};
+}
+
+std::string projections_to_text(const Projections& p) {
+  if (!p.computed) return "";
+  std::string out = "\nprojections: the whole run's speedup with one stage k times faster\n";
+  if (p.replay) {
+    out += "  replay (the headline figure): " + std::string(kReplayMeaning) + "\n";
+  } else {
+    out += "  classic Amdahl only: " + p.classic_only_reason + "\n";
+  }
+  out += "  classic Amdahl: " + std::string(kClassicMeaning) + "\n";
+  char buf[512];
+  char target[48];
+  std::snprintf(target, sizeof target, "for %.2fx overall", p.target);
+  if (p.replay)
+    std::snprintf(buf, sizeof buf, "%-16s %9s %7s %7s %7s | %10s %7s %7s %7s | %s\n", "stage", "replay 2x", "4x",
+                  "10x", "limit", "classic 2x", "4x", "10x", "limit", target);
+  else
+    std::snprintf(buf, sizeof buf, "%-16s %10s %7s %7s %7s | %s\n", "stage", "classic 2x", "4x", "10x", "limit", target);
+  out += buf;
+  bool skipped = false;
+  for (const auto& s : p.stages) {
+    const std::string t = target_text(s, p) + (p.replay && !s.replay ? " (classic)" : "");
+    if (p.replay) {
+      if (s.replay)
+        std::snprintf(buf, sizeof buf, "%-16s %9s %7s %7s %7s | %10s %7s %7s %7s | %s\n", s.stage.c_str(),
+                      times(s.replay->x2).c_str(), times(s.replay->x4).c_str(), times(s.replay->x10).c_str(),
+                      times(s.replay->limit).c_str(), times(s.classic.x2).c_str(), times(s.classic.x4).c_str(),
+                      times(s.classic.x10).c_str(), times(s.classic.limit).c_str(), t.c_str());
+      else
+        std::snprintf(buf, sizeof buf, "%-16s %9s %7s %7s %7s | %10s %7s %7s %7s | %s\n", s.stage.c_str(), "-", "-",
+                      "-", "-", times(s.classic.x2).c_str(), times(s.classic.x4).c_str(),
+                      times(s.classic.x10).c_str(), times(s.classic.limit).c_str(), t.c_str());
+      skipped = skipped || !s.replay;
+    } else {
+      std::snprintf(buf, sizeof buf, "%-16s %10s %7s %7s %7s | %s\n", s.stage.c_str(), times(s.classic.x2).c_str(),
+                    times(s.classic.x4).c_str(), times(s.classic.x10).c_str(), times(s.classic.limit).c_str(),
+                    t.c_str());
+    }
+    out += buf;
+  }
+  if (skipped)
+    out += "  -: not replayed (a large profile: replays kept to the largest stages); amdahl whatif --speedup "
+           "STAGE=K replays any\n";
+  if (p.replay_lower_bounds)
+    out += "  replay figures are lower bounds: waits on the critical path are linked to nothing (see notes)\n";
+  return out;
+}
+
+std::string user_whatif_to_text(const UserWhatIf& u) {
+  std::string out = "\nwhat-if (--whatif " + u.change + "): ";
+  char buf[256];
+  if (u.replayed)
+    std::snprintf(buf, sizeof buf, "%s by replay (95%% interval %s .. %s)%s; classic Amdahl %s\n", times(u.replay).c_str(),
+                  times(u.replay_low).c_str(), times(u.replay_high).c_str(), u.bounds ? " [lower bound]" : "",
+                  times(u.classic).c_str());
+  else
+    std::snprintf(buf, sizeof buf, "%s classic Amdahl (no replay: see notes)\n", times(u.classic).c_str());
+  out += buf;
+  if (!u.bottleneck_line.empty()) out += "  " + u.bottleneck_line + "\n";
+  return out;
+}
+
+std::string next_actions_to_text(const std::vector<NextAction>& actions) {
+  if (actions.empty()) return "";
+  std::string out = "\nwhat to do next:\n";
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    out += "  " + std::to_string(i + 1) + ". " + actions[i].text + "\n";
+    out += "     check: " + actions[i].command + "\n";
+  }
+  return out;
+}
+
+}  // namespace amdahl::render
