@@ -148,35 +148,9 @@ std::string ms_text(std::int64_t ns) {
   return buf;
 }
 
-}  // namespace
-
-std::pair<std::optional<std::int64_t>, std::optional<std::int64_t>> parse_window_ms(const std::string& text) {
-  const auto colon = text.find(':');
-  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos)
-    throw analysis::UsageError("--window expects START:END in ms from the trace start, got '" + text + "'");
-  const auto side = [&](const std::string& s) -> std::optional<std::int64_t> {
-    if (s.empty()) return std::nullopt;
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != s.size() || !(v >= 0) || v > 1e12)
-      throw analysis::UsageError("--window expects START:END in ms from the trace start, got '" + text + "'");
-    return static_cast<std::int64_t>(v * 1e6);
-  };
-  auto a = side(text.substr(0, colon));
-  auto b = side(text.substr(colon + 1));
-  if (!a && !b) throw analysis::UsageError("--window needs a START or an END (START:END in ms), got '" + text + "'");
-  if (a && b && *b <= *a) throw analysis::UsageError("--window END must be after START, got '" + text + "'");
-  return {a, b};
-}
-
-ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostream& out,
-                                     const ChromeExportOptions& options) {
-  const RecordSet& rs = profile.records;
+// The profile's time span [t0, t1]: first and last timestamp of any range, mark, API call or GPU
+// operation. Throws InputError when there is none.
+std::pair<std::int64_t, std::int64_t> trace_span(const RecordSet& rs) {
   std::int64_t t0 = kMax, t1 = kMin;
   const auto see = [&](std::int64_t a, std::int64_t b) {
     t0 = std::min(t0, a);
@@ -187,49 +161,59 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
   for (const auto& a : rs.api_calls) see(a.start_ns, a.end_ns);
   for (const auto& g : rs.gpu_ops) see(g.start_ns, g.end_ns);
   if (t0 == kMax) throw analysis::InputError("the profile has no ranges, marks, API calls or GPU operations to export");
+  return {t0, t1};
+}
 
-  ChromeExportStats st;
-  st.trace_end_ns = t1 - t0;
-  const auto flows = find_flows(rs);
-
+// The kept window: the user's --window, then, past the event limit, the analysis window and
+// then its first part. Sets the stats' candidate count and `trimmed`; `note` says what was cut.
+Window kept_window(const format::Profile& profile, const std::vector<Flow>& flows, std::int64_t t0,
+                   const ChromeExportOptions& options, ChromeExportStats& st, std::string& note) {
+  const RecordSet& rs = profile.records;
   Window w;
   if (options.window_start_ns) w.start = t0 + *options.window_start_ns;
   if (options.window_end_ns) w.end = t0 + *options.window_end_ns;
   st.candidate_events = count_events(rs, flows, w, nullptr);
-  std::string note;
-  if (st.candidate_events > options.max_events) {
-    st.trimmed = true;
-    // First the analysis window, when the profile has one.
-    try {
-      const analysis::Report rep = analysis::analyze(profile);
-      Window aw{std::max(w.start, rep.window.start_ns), std::min(w.end, rep.window.end_ns)};
-      if (aw.start < aw.end) {
-        w = aw;
-        note = "kept the analysis window";
-      }
-    } catch (const std::exception&) {
-      // No steps or stages: fall through to the time cut.
+  if (st.candidate_events <= options.max_events) return w;
+  st.trimmed = true;
+  // First the analysis window, when the profile has one.
+  try {
+    const analysis::Report rep = analysis::analyze(profile);
+    Window aw{std::max(w.start, rep.window.start_ns), std::min(w.end, rep.window.end_ns)};
+    if (aw.start < aw.end) {
+      w = aw;
+      note = "kept the analysis window";
     }
-    std::vector<std::int64_t> starts;
-    if (count_events(rs, flows, w, &starts) > options.max_events) {
-      std::nth_element(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(options.max_events), starts.end());
-      w.end = starts[options.max_events];
-      note += std::string(note.empty() ? "kept" : ", then") + " its first part";
-    }
+  } catch (const std::exception&) {
+    // No steps or stages: fall through to the time cut.
   }
-  st.kept_start_ns = std::max(w.start, t0) - t0;
-  st.kept_end_ns = std::min(w.end, t1) - t0;
+  std::vector<std::int64_t> starts;
+  if (count_events(rs, flows, w, &starts) > options.max_events) {
+    std::nth_element(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(options.max_events), starts.end());
+    w.end = starts[options.max_events];
+    note += std::string(note.empty() ? "kept" : ", then") + " its first part";
+  }
+  return w;
+}
 
-  // Metadata: process and thread names, GPU tracks.
-  out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+// Writes the trace events one by one, ",\n" between them, reporting progress every 65536.
+struct Emitter {
+  std::ostream& out;
+  const ChromeExportOptions& options;
   bool first = true;
   std::uint64_t emitted = 0;
-  const auto emit = [&](const json& e) {
+  void operator()(const json& e) {
     if (!first) out << ",\n";
     first = false;
     out << dump(e);
     if ((++emitted & 0xFFFF) == 0 && options.on_events) options.on_events(emitted);
-  };
+  }
+};
+
+using GpuPids = std::map<std::pair<std::uint32_t, std::uint32_t>, int>;  // (pid, device) -> synthetic pid
+
+// Metadata: process and thread names, and a synthetic process per (process, device) with a
+// thread per stream for the GPU tracks, whose pids are returned.
+GpuPids write_metadata(const RecordSet& rs, Emitter& emit) {
   for (const auto& p : rs.processes) {
     std::string cmd = rs.str(p.command);
     if (cmd.size() > 120) cmd = cmd.substr(0, 117) + "...";
@@ -240,7 +224,7 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
   for (const auto& t : rs.threads)
     if (!rs.str(t.name).empty())
       emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", t.pid}, {"tid", t.tid}, {"args", {{"name", rs.str(t.name)}}}});
-  std::map<std::pair<std::uint32_t, std::uint32_t>, int> gpu_pid;  // (pid, device) -> synthetic pid
+  GpuPids gpu_pid;
   std::set<std::tuple<int, std::uint32_t>> gpu_streams;
   for (const auto& g : rs.gpu_ops) {
     auto [it, fresh] = gpu_pid.emplace(std::make_pair(g.pid, g.device), kGpuPidBase + static_cast<int>(gpu_pid.size()));
@@ -258,12 +242,14 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
       emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", it->second}, {"tid", g.stream},
             {"args", {{"name", "stream " + std::to_string(g.stream)}}}});
   }
+  return gpu_pid;
+}
 
-  // Which item marks carry a flow end (drawn as 1 ns slices so the arrows bind to them).
-  std::vector<char> flow_mark(rs.marks.size(), 0);
-  for (const auto& f : flows)
-    if (!f.launch) flow_mark[f.from] = flow_mark[f.to] = 1;
-
+// The ranges in the window: push/pop ranges as complete slices, start/end ranges as async
+// begin/end pairs; args carry the domain, the stage (by the profile's rules), the payload.
+void write_ranges(const format::Profile& profile, const Window& w, std::int64_t t0, Emitter& emit,
+                  ChromeExportStats& st) {
+  const RecordSet& rs = profile.records;
   const analysis::StageRules rules = [&] {
     try {
       return analysis::rules_for(profile, {});
@@ -296,6 +282,15 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
     }
     ++st.events;
   }
+}
+
+// The marks in the window: instants, except those a flow ends on, drawn as 1 ns slices so that
+// the arrows bind to them.
+void write_marks(const RecordSet& rs, const std::vector<Flow>& flows, const Window& w, std::int64_t t0,
+                 Emitter& emit, ChromeExportStats& st) {
+  std::vector<char> flow_mark(rs.marks.size(), 0);
+  for (const auto& f : flows)
+    if (!f.launch) flow_mark[f.from] = flow_mark[f.to] = 1;
   for (std::size_t i = 0; i < rs.marks.size(); ++i) {
     const auto& m = rs.marks[i];
     if (!w.has(m.ts_ns, m.ts_ns)) continue;
@@ -312,6 +307,10 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
             {"ts", us(m.ts_ns, t0)}, {"args", args}});
     ++st.events;
   }
+}
+
+// The CUDA API calls in the window, on their host threads.
+void write_api_calls(const RecordSet& rs, const Window& w, std::int64_t t0, Emitter& emit, ChromeExportStats& st) {
   for (const auto& a : rs.api_calls) {
     if (!w.has(a.start_ns, a.end_ns)) continue;
     emit({{"ph", "X"}, {"name", rs.str(a.name)},
@@ -320,6 +319,11 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
           {"args", {{"correlation", a.correlation_id}, {"cbid", a.cbid}}}});
     ++st.events;
   }
+}
+
+// The GPU operations in the window (kernels, copies, sets), on their GPU tracks.
+void write_gpu_ops(const RecordSet& rs, const GpuPids& gpu_pid, const Window& w, std::int64_t t0, Emitter& emit,
+                   ChromeExportStats& st) {
   for (const auto& g : rs.gpu_ops) {
     if (!w.has(g.start_ns, g.end_ns)) continue;
     json args = {{"correlation", g.correlation_id}, {"device", g.device}, {"stream", g.stream}, {"pid", g.pid}};
@@ -339,6 +343,12 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
           {"ts", us(g.start_ns, t0)}, {"dur", us(g.end_ns, g.start_ns)}, {"args", args}});
     ++st.events;
   }
+}
+
+// The flows with both ends in the window: launch (API call -> GPU op) and item (produce ->
+// consume), a start and a finish event each.
+void write_flows(const RecordSet& rs, const std::vector<Flow>& flows, const GpuPids& gpu_pid, const Window& w,
+                 std::int64_t t0, Emitter& emit, ChromeExportStats& st) {
   std::size_t flow_id = 1;
   for (const auto& f : flows) {
     json from, to;
@@ -372,14 +382,11 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
     st.events += 2;
     ++st.flows;
   }
-  if (st.trimmed) {
-    st.note = "the profile gives " + std::to_string(st.candidate_events) + " trace events, more than the limit of " +
-              std::to_string(options.max_events) + " (trace viewers slow down or fail past about 1 M); " + note +
-              ": " + ms_text(st.kept_start_ns) + " to " + ms_text(st.kept_end_ns) + " ms of " +
-              ms_text(st.trace_end_ns) + " ms, " + std::to_string(st.events) + " events kept, " +
-              std::to_string(st.candidate_events - std::min(st.candidate_events, st.events)) +
-              " dropped; use --window START:END (ms) for another part or --max-events N";
-  }
+}
+
+// The trace's otherData: the exporter, the event counts, the kept part and its note, and the
+// profile's command, host and creation time.
+json other_data(const format::Profile& profile, const ChromeExportStats& st) {
   json other = {{"exporter", "amdahl export --chrome"},
                 {"events", st.events},
                 {"candidate_events", st.candidate_events},
@@ -388,7 +395,66 @@ ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostrea
                 {"note", st.note}};
   for (const auto& [k, v] : profile.meta)
     if (k == "command" || k == "host" || k == "created") other[k] = v;
-  out << "\n],\"otherData\":" << dump(other) << "}\n";
+  return other;
+}
+
+}  // namespace
+
+std::pair<std::optional<std::int64_t>, std::optional<std::int64_t>> parse_window_ms(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos)
+    throw analysis::UsageError("--window expects START:END in ms from the trace start, got '" + text + "'");
+  const auto side = [&](const std::string& s) -> std::optional<std::int64_t> {
+    if (s.empty()) return std::nullopt;
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != s.size() || !(v >= 0) || v > 1e12)
+      throw analysis::UsageError("--window expects START:END in ms from the trace start, got '" + text + "'");
+    return static_cast<std::int64_t>(v * 1e6);
+  };
+  auto a = side(text.substr(0, colon));
+  auto b = side(text.substr(colon + 1));
+  if (!a && !b) throw analysis::UsageError("--window needs a START or an END (START:END in ms), got '" + text + "'");
+  if (a && b && *b <= *a) throw analysis::UsageError("--window END must be after START, got '" + text + "'");
+  return {a, b};
+}
+
+// The export: the time span and flows, the kept window, then the events streamed out in order
+// (metadata, ranges, marks, API calls, GPU operations, flows) and the otherData.
+ChromeExportStats write_chrome_trace(const format::Profile& profile, std::ostream& out,
+                                     const ChromeExportOptions& options) {
+  const RecordSet& rs = profile.records;
+  const auto [t0, t1] = trace_span(rs);
+  ChromeExportStats st;
+  st.trace_end_ns = t1 - t0;
+  const auto flows = find_flows(rs);
+  std::string note;
+  const Window w = kept_window(profile, flows, t0, options, st, note);
+  st.kept_start_ns = std::max(w.start, t0) - t0;
+  st.kept_end_ns = std::min(w.end, t1) - t0;
+
+  out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  Emitter emit{out, options};
+  const GpuPids gpu_pid = write_metadata(rs, emit);
+  write_ranges(profile, w, t0, emit, st);
+  write_marks(rs, flows, w, t0, emit, st);
+  write_api_calls(rs, w, t0, emit, st);
+  write_gpu_ops(rs, gpu_pid, w, t0, emit, st);
+  write_flows(rs, flows, gpu_pid, w, t0, emit, st);
+  if (st.trimmed) {
+    st.note = "the profile gives " + std::to_string(st.candidate_events) + " trace events, more than the limit of " +
+              std::to_string(options.max_events) + " (trace viewers slow down or fail past about 1 M); " + note +
+              ": " + ms_text(st.kept_start_ns) + " to " + ms_text(st.kept_end_ns) + " ms of " +
+              ms_text(st.trace_end_ns) + " ms, " + std::to_string(st.events) + " events kept, " +
+              std::to_string(st.candidate_events - std::min(st.candidate_events, st.events)) +
+              " dropped; use --window START:END (ms) for another part or --max-events N";
+  }
+  out << "\n],\"otherData\":" << dump(other_data(profile, st)) << "}\n";
   return st;
 }
 

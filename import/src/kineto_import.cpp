@@ -252,47 +252,65 @@ std::string add_inferred_loader_lane(Builder& b, const ThreadKey& drv, const std
          "interval), not each worker; `whatif --speedup data_loading=K` makes it K-fold faster";
 }
 
-// Steps (ProfilerStep#N ranges, else one added per Optimizer.step on the training thread) and
-// the notes of meta 'notes' (docs/reports.md, "amdahl import"). Before the ranges' nesting is
-// computed: the added step ranges nest like the others.
-void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& names, KinetoImportStats& st) {
-  auto& ranges = b.rs.ranges;
-  std::map<ThreadKey, std::vector<std::size_t>> prof, opt, loader, zero;
+// The top-level ranges of each thread that make steps and the data_loading note, by kind.
+using RangesByThread = std::map<ThreadKey, std::vector<std::size_t>>;
+struct TrainingRanges {
+  RangesByThread prof, opt, loader, zero;  // ProfilerStep#, Optimizer.step, enumerate(DataLoader), zero_grad
+};
+
+TrainingRanges training_ranges(const Builder& b) {
+  const auto& ranges = b.rs.ranges;
+  TrainingRanges t;
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const std::string& n = b.rs.str(ranges[i].name);
     const ThreadKey k{ranges[i].pid, ranges[i].tid};
-    if (starts_with(n, "ProfilerStep#")) prof[k].push_back(i);
-    else if (starts_with(n, "Optimizer.step")) opt[k].push_back(i);
-    else if (starts_with(n, "enumerate(DataLoader)")) loader[k].push_back(i);
-    else if (starts_with(n, "Optimizer.zero_grad")) zero[k].push_back(i);
+    if (starts_with(n, "ProfilerStep#")) t.prof[k].push_back(i);
+    else if (starts_with(n, "Optimizer.step")) t.opt[k].push_back(i);
+    else if (starts_with(n, "enumerate(DataLoader)")) t.loader[k].push_back(i);
+    else if (starts_with(n, "Optimizer.zero_grad")) t.zero[k].push_back(i);
   }
-  for (auto* m : {&prof, &opt, &loader, &zero})
+  for (auto* m : {&t.prof, &t.opt, &t.loader, &t.zero})
     for (auto& [k, v] : *m) v = top_level(ranges, std::move(v));
-  auto most = [](const std::map<ThreadKey, std::vector<std::size_t>>& m) {
-    ThreadKey best{};
-    std::size_t n = 0;
-    for (const auto& [k, v] : m)
-      if (v.size() > n) {
-        n = v.size();
-        best = k;
-      }
-    return best;
-  };
+  return t;
+}
 
+// The thread with the most ranges in `m` (the first such thread).
+ThreadKey thread_with_most(const RangesByThread& m) {
+  ThreadKey best{};
+  std::size_t n = 0;
+  for (const auto& [k, v] : m)
+    if (v.size() > n) {
+      n = v.size();
+      best = k;
+    }
+  return best;
+}
+
+// The training thread and its steps: the ProfilerStep#N ranges of the thread with the most, else
+// one step per Optimizer.step of the thread with the most (added as ranges, so that they nest
+// like the others), else no steps and the thread with the most host events.
+struct TrainingSteps {
   ThreadKey drv{};
   std::vector<Interval> steps;
-  if (!prof.empty()) {
+};
+
+TrainingSteps find_steps(Builder& b, TrainingRanges& tr, const std::vector<HostEvent>& host, KinetoImportStats& st) {
+  auto& ranges = b.rs.ranges;
+  TrainingSteps out;
+  ThreadKey& drv = out.drv;
+  std::vector<Interval>& steps = out.steps;
+  if (!tr.prof.empty()) {
     st.step_source = "ProfilerStep";
-    drv = most(prof);
-    for (std::size_t i : prof[drv]) steps.push_back({ranges[i].start_ns, ranges[i].end_ns});
-  } else if (!opt.empty()) {
+    drv = thread_with_most(tr.prof);
+    for (std::size_t i : tr.prof[drv]) steps.push_back({ranges[i].start_ns, ranges[i].end_ns});
+  } else if (!tr.opt.empty()) {
     st.step_source = "Optimizer.step";
-    drv = most(opt);
-    const std::vector<std::size_t> o = opt[drv];
+    drv = thread_with_most(tr.opt);
+    const std::vector<std::size_t> o = tr.opt[drv];
     // The first step opens at the first training event before the first optimizer step ends
     // (a batch fetch, zero_grad, the optimizer step); each next one where the previous ended.
     std::int64_t first = ranges[o.front()].start_ns;
-    for (auto* m : {&loader, &zero})
+    for (auto* m : {&tr.loader, &tr.zero})
       for (std::size_t i : (*m)[drv])
         if (ranges[i].start_ns < ranges[o.front()].end_ns) first = std::min(first, ranges[i].start_ns);
     for (std::size_t k = 0; k < o.size(); ++k)
@@ -318,15 +336,19 @@ void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& 
       }
   }
   st.steps = steps.size();
+  return out;
+}
 
-  // The part the report analyses by default: the steps after the automatic warm-up; without
-  // steps, the training thread's whole trace.
-  std::vector<HostEvent> mine;
-  for (const auto& e : host)
-    if (e.pid == drv.first && e.tid == drv.second) mine.push_back(e);
-  host.clear();
-  host.shrink_to_fit();
+// The part the report analyses by default: the steps after the automatic warm-up; without
+// steps, the training thread's whole trace (`mine`: its host events). `where` names it in notes.
+struct AnalysedPart {
   Interval w{0, 0};
+  std::string where;
+};
+
+AnalysedPart analysed_part(const std::vector<Interval>& steps, const std::vector<HostEvent>& mine) {
+  AnalysedPart part;
+  Interval& w = part.w;
   std::size_t warmup = 0;
   if (!steps.empty()) {
     std::vector<std::int64_t> d;
@@ -341,14 +363,17 @@ void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& 
       w.end_ns = std::max(w.end_ns, e.end);
     }
   }
-  const std::string where = steps.empty() ? std::string("the whole trace of the training thread")
-                                           : "the " + std::to_string(steps.size() - warmup) +
-                                                 " steps after the automatic warm-up";
+  part.where = steps.empty() ? std::string("the whole trace of the training thread")
+                             : "the " + std::to_string(steps.size() - warmup) + " steps after the automatic warm-up";
+  return part;
+}
 
+// The note on where the steps came from, when not from ProfilerStep#N ranges.
+void add_steps_note(KinetoImportStats& st, std::size_t steps) {
   if (st.step_source == "Optimizer.step") {
     st.notes.push_back(
         "steps: the trace has no ProfilerStep#N ranges (prof.step() was not called), so amdahl import made one step "
-        "per Optimizer.step range on the training thread (" + std::to_string(steps.size()) +
+        "per Optimizer.step range on the training thread (" + std::to_string(steps) +
         "): a step ends where its Optimizer.step ends and the next begins there; the first begins at the first batch "
         "fetch, zero_grad or optimizer step before it. Time before the first step (setup, DataLoader worker start) "
         "is not analysed");
@@ -358,60 +383,70 @@ void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& 
         "covers a whole thread's trace, setup and DataLoader worker start included; call prof.step() once per "
         "iteration (or step a torch.optim optimizer) to get steps");
   }
+}
 
-  // The DataLoader's __next__ on the training thread: stage data_loading.
-  const auto& loads = loader[drv];
+// The DataLoader's __next__ on the training thread (`loads`): stage data_loading. Its note says
+// what the time is (a wait for workers, or inline loading) and adds the inferred loader lane
+// when the workers were the bottleneck.
+void add_data_loading_note(Builder& b, const ThreadKey& drv, const std::vector<std::size_t>& loads,
+                           const AnalysedPart& part, KinetoImportStats& st) {
+  const auto& ranges = b.rs.ranges;
+  const Interval& w = part.w;
   st.dataloader_ranges = loads.size();
-  if (!loads.empty()) {
-    std::size_t multi = 0, single = 0, in_w = 0;
-    double ns = 0;
-    std::string other_name;
-    for (std::size_t i : loads) {
-      const std::string& n = b.rs.str(ranges[i].name);
-      if (n.find("_MultiProcessingDataLoaderIter") != std::string::npos) ++multi;
-      else if (n.find("_SingleProcessDataLoaderIter") != std::string::npos) ++single;
-      else if (other_name.empty()) other_name = note_name(n);
-      const double o = overlap(ranges[i].start_ns, ranges[i].end_ns, w);
-      if (o > 0) {
-        ++in_w;
-        ns += o;
-      }
+  if (loads.empty()) return;
+  std::size_t multi = 0, single = 0, in_w = 0;
+  double ns = 0;
+  std::string other_name;
+  for (std::size_t i : loads) {
+    const std::string& n = b.rs.str(ranges[i].name);
+    if (n.find("_MultiProcessingDataLoaderIter") != std::string::npos) ++multi;
+    else if (n.find("_SingleProcessDataLoaderIter") != std::string::npos) ++single;
+    else if (other_name.empty()) other_name = note_name(n);
+    const double o = overlap(ranges[i].start_ns, ranges[i].end_ns, w);
+    if (o > 0) {
+      ++in_w;
+      ns += o;
     }
-    const std::string lane_note = add_inferred_loader_lane(b, drv, loads, st);
-    const std::string figures = std::to_string(loads.size()) + " calls; " + std::to_string(in_w) + " of them, " +
-                                ms(ns) + ", in " + where + " (" + ms(static_cast<double>(w.end_ns - w.start_ns)) +
-                                ")";
-    const std::string split =
-        "so it cannot split this time into disk_io and cpu_preprocess: stage data_loading holds both (compare it "
-        "with disk_io + cpu_preprocess of amdahl's own profile, `amdahl profile --torch`)";
-    std::string note = "data_loading: ";
-    if (multi > 0) {
-      note += "the training thread's enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__ (" + figures +
-              ") is time it waited for batches from the DataLoader's worker processes. The trace does not record "
-              "those processes (what they spent reading files and what decoding and transforming), " + split +
-              ". " + (lane_note.empty() ? std::string(
-              "The wait is replayed as data_loading work: `whatif --speedup data_loading=K` shortens it K-fold, "
-              "a lower bound of what K-fold faster loading gives (the workers' loading also overlaps the training "
-              "step, which a wait does not show)") : lane_note);
-      if (single > 0)
-        note += "; " + std::to_string(single) + " of the calls were single-process (num_workers=0) loading";
-    } else if (single > 0) {
-      note += "the training thread's enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ (num_workers=0: " +
-              figures + ") is batch loading done on the training thread itself, not a wait. The trace does not say "
-              "which part of it read files and which decoded and transformed, " + split +
-              ". `whatif --workers N --worker-stages data_loading` projects N DataLoader workers";
-    } else {
-      note += "the training thread's " + other_name + " (" + figures +
-              ") is the DataLoader handing over batches (a wait for worker processes, or loading inline: the trace "
-              "does not say which). The trace does not record what the loading spent reading files and what "
-              "decoding and transforming, " + split;
-    }
-    note += "; record_function ranges named disk_io or cpu_preprocess inside it keep their own stage";
-    st.notes.push_back(note);
   }
+  const std::string lane_note = add_inferred_loader_lane(b, drv, loads, st);
+  const std::string figures = std::to_string(loads.size()) + " calls; " + std::to_string(in_w) + " of them, " +
+                              ms(ns) + ", in " + part.where + " (" + ms(static_cast<double>(w.end_ns - w.start_ns)) +
+                              ")";
+  const std::string split =
+      "so it cannot split this time into disk_io and cpu_preprocess: stage data_loading holds both (compare it "
+      "with disk_io + cpu_preprocess of amdahl's own profile, `amdahl profile --torch`)";
+  std::string note = "data_loading: ";
+  if (multi > 0) {
+    note += "the training thread's enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__ (" + figures +
+            ") is time it waited for batches from the DataLoader's worker processes. The trace does not record "
+            "those processes (what they spent reading files and what decoding and transforming), " + split +
+            ". " + (lane_note.empty() ? std::string(
+            "The wait is replayed as data_loading work: `whatif --speedup data_loading=K` shortens it K-fold, "
+            "a lower bound of what K-fold faster loading gives (the workers' loading also overlaps the training "
+            "step, which a wait does not show)") : lane_note);
+    if (single > 0)
+      note += "; " + std::to_string(single) + " of the calls were single-process (num_workers=0) loading";
+  } else if (single > 0) {
+    note += "the training thread's enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ (num_workers=0: " +
+            figures + ") is batch loading done on the training thread itself, not a wait. The trace does not say "
+            "which part of it read files and which decoded and transformed, " + split +
+            ". `whatif --workers N --worker-stages data_loading` projects N DataLoader workers";
+  } else {
+    note += "the training thread's " + other_name + " (" + figures +
+            ") is the DataLoader handing over batches (a wait for worker processes, or loading inline: the trace "
+            "does not say which). The trace does not record what the loading spent reading files and what "
+            "decoding and transforming, " + split;
+  }
+  note += "; record_function ranges named disk_io or cpu_preprocess inside it keep their own stage";
+  st.notes.push_back(note);
+}
 
-  // The training thread's time in no stage (the report's `other` is the part of it on the
-  // critical path): its top-level ranges by name.
+// The training thread's time in no stage (the report's `other` is the part of it on the
+// critical path): its top-level ranges by name, from its host events `mine`.
+void add_other_note(const Builder& b, const ThreadKey& drv, std::vector<HostEvent>& mine, const HostNames& names,
+                    const AnalysedPart& part, KinetoImportStats& st) {
+  const auto& ranges = b.rs.ranges;
+  const Interval& w = part.w;
   if (w.end_ns <= w.start_ns) return;
   const analysis::StageRules rules(analysis::parse_stage_rules(kineto_stage_rules(), "import rules"));
   std::vector<analysis::RangeRole> role(ranges.size(), analysis::RangeRole::Ignore);
@@ -452,7 +487,7 @@ void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& 
   for (const auto& [n, v] : by_name) top.emplace_back(v.first, n);
   std::sort(top.begin(), top.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
   constexpr std::size_t kShown = 6;
-  std::string note = "other: " + ms(unstaged) + " of the training thread's " + ms(window_ns) + " in " + where +
+  std::string note = "other: " + ms(unstaged) + " of the training thread's " + ms(window_ns) + " in " + part.where +
                      " is in no stage range (the report's 'other' is the part of it on the critical path)";
   if (top.empty()) {
     note += "; none of it is inside a traced range (Python code between operators, or waits)";
@@ -472,6 +507,24 @@ void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& 
             "or waits)";
   }
   st.notes.push_back(note);
+}
+
+// Steps (ProfilerStep#N ranges, else one added per Optimizer.step on the training thread) and
+// the notes of meta 'notes' (docs/reports.md, "amdahl import"). Before the ranges' nesting is
+// computed: the added step ranges nest like the others.
+void steps_and_notes(Builder& b, std::vector<HostEvent>& host, const HostNames& names, KinetoImportStats& st) {
+  TrainingRanges tr = training_ranges(b);
+  const TrainingSteps ts = find_steps(b, tr, host, st);
+  // The training thread's host events; the others are not needed any more.
+  std::vector<HostEvent> mine;
+  for (const auto& e : host)
+    if (e.pid == ts.drv.first && e.tid == ts.drv.second) mine.push_back(e);
+  host.clear();
+  host.shrink_to_fit();
+  const AnalysedPart part = analysed_part(ts.steps, mine);
+  add_steps_note(st, ts.steps.size());
+  add_data_loading_note(b, ts.drv, tr.loader[ts.drv], part, st);
+  add_other_note(b, ts.drv, mine, names, part, st);
 }
 
 // What the events of a trace build, one event at a time (the streaming parse hands each over
@@ -617,56 +670,36 @@ const std::string& kineto_stage_rules() {
 
 namespace {
 
-format::Profile import_kineto_stream(detail::ChunkSource& source, const std::string& name,
-                                     const KinetoImportOptions& options, KinetoImportStats* stats_out) {
-  std::unique_ptr<Accumulator> acc = std::make_unique<Accumulator>(options);
-  detail::TraceCallbacks callbacks;
-  callbacks.on_event = [&](const json& e) { acc->add(e); };
-  callbacks.on_restart = [&] { acc = std::make_unique<Accumulator>(options); };
-  const detail::TraceTopLevel doc = detail::stream_trace(source, name, callbacks);
-  KinetoImportStats& st = acc->st;
-  Builder& b = acc->b;
-  auto& process_names = acc->process_names;
-  auto& thread_names = acc->thread_names;
-  auto& gpu_ops = acc->gpu_ops;
-  auto& pid_of_corr = acc->pid_of_corr;
-  auto& events_per_pid = acc->events_per_pid;
-  auto& host = acc->host;
-  auto& host_names = acc->host_names;
-  const std::int64_t t_min = acc->t_min, t_max = acc->t_max;
-  if (b.rs.ranges.empty() && b.rs.api_calls.empty() && gpu_ops.empty())
-    throw InputError("'" + name + "' holds no PyTorch profiler events amdahl can use (user annotations, CUDA "
-                     "runtime calls, kernels, memcpys)");
-
-  // GPU ops belong to the process that launched them (matched by correlation), else to the
-  // process with the most host events.
+// GPU ops belong to the process that launched them (matched by correlation), else to the
+// process with the most host events, which is returned (the devices and diagnostics go there).
+std::uint32_t assign_gpu_ops(Accumulator& acc) {
   std::uint32_t main_pid = 0;
   std::size_t best = 0;
-  for (const auto& [p, n] : events_per_pid)
+  for (const auto& [p, n] : acc.events_per_pid)
     if (n > best) {
       best = n;
       main_pid = p;
     }
-  for (auto& op : gpu_ops) {
-    const auto it = op.correlation_id ? pid_of_corr.find(op.correlation_id) : pid_of_corr.end();
-    if (it != pid_of_corr.end()) {
+  for (auto& op : acc.gpu_ops) {
+    const auto it = op.correlation_id ? acc.pid_of_corr.find(op.correlation_id) : acc.pid_of_corr.end();
+    if (it != acc.pid_of_corr.end()) {
       op.pid = it->second;
     } else {
       op.pid = main_pid;
-      ++st.gpu_ops_without_call;
+      ++acc.st.gpu_ops_without_call;
     }
-    b.rs.gpu_ops.push_back(op);
+    acc.b.rs.gpu_ops.push_back(op);
   }
+  return main_pid;
+}
 
-  const std::size_t trace_ranges = b.rs.ranges.size();
-  steps_and_notes(b, host, host_names, st);
-
-  // Depth and parent of the ranges: nesting per thread.
-  std::vector<std::size_t> order(b.rs.ranges.size());
+// Depth and parent of the ranges: nesting per thread.
+void nest_ranges(std::vector<format::RangeRec>& ranges) {
+  std::vector<std::size_t> order(ranges.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    const auto& a = b.rs.ranges[x];
-    const auto& c = b.rs.ranges[y];
+    const auto& a = ranges[x];
+    const auto& c = ranges[y];
     if (a.pid != c.pid) return a.pid < c.pid;
     if (a.tid != c.tid) return a.tid < c.tid;
     if (a.start_ns != c.start_ns) return a.start_ns < c.start_ns;
@@ -674,18 +707,22 @@ format::Profile import_kineto_stream(detail::ChunkSource& source, const std::str
   });
   std::vector<std::size_t> stack;
   for (std::size_t k = 0; k < order.size(); ++k) {
-    auto& r = b.rs.ranges[order[k]];
+    auto& r = ranges[order[k]];
     if (k > 0) {
-      const auto& prev = b.rs.ranges[order[k - 1]];
+      const auto& prev = ranges[order[k - 1]];
       if (prev.pid != r.pid || prev.tid != r.tid) stack.clear();
     }
-    while (!stack.empty() && b.rs.ranges[stack.back()].end_ns <= r.start_ns) stack.pop_back();
+    while (!stack.empty() && ranges[stack.back()].end_ns <= r.start_ns) stack.pop_back();
     r.depth = static_cast<std::int32_t>(stack.size());
     r.parent = stack.empty() ? -1 : static_cast<std::int64_t>(stack.back());
     stack.push_back(order[k]);
   }
+}
 
-  // Processes and threads.
+// Processes and threads: every one with a range, an API call or (processes) a GPU op, named
+// from the trace's metadata events (the inferred loader lane by its own name).
+void add_processes_and_threads(Accumulator& acc) {
+  Builder& b = acc.b;
   std::map<std::uint32_t, bool> cpu_pids;
   std::map<std::pair<std::uint32_t, std::uint64_t>, bool> cpu_threads;
   for (const auto& r : b.rs.ranges) cpu_threads[{r.pid, r.tid}] = cpu_pids[r.pid] = true;
@@ -695,10 +732,10 @@ format::Profile import_kineto_stream(detail::ChunkSource& source, const std::str
     (void)unused;
     format::ProcessRec pr;
     pr.pid = p;
-    const auto it = process_names.find(p);
-    pr.command = b.s(it != process_names.end() ? it->second : std::string("python"));
-    pr.start_ns = t_min;
-    pr.end_ns = t_max;
+    const auto it = acc.process_names.find(p);
+    pr.command = b.s(it != acc.process_names.end() ? it->second : std::string("python"));
+    pr.start_ns = acc.t_min;
+    pr.end_ns = acc.t_max;
     b.rs.processes.push_back(pr);
   }
   for (const auto& [key, unused] : cpu_threads) {
@@ -706,43 +743,37 @@ format::Profile import_kineto_stream(detail::ChunkSource& source, const std::str
     format::ThreadRec t;
     t.pid = key.first;
     t.tid = key.second;
-    const auto it = thread_names.find(key);
-    t.name = b.s(it != thread_names.end()                                 ? it->second
+    const auto it = acc.thread_names.find(key);
+    t.name = b.s(it != acc.thread_names.end()                                 ? it->second
                  : (key.second & kInferredLoaderTidBase) == kInferredLoaderTidBase ? std::string("DataLoader workers (inferred)")
                                                                              : std::string());
     b.rs.threads.push_back(t);
   }
-  if (doc.device_properties.is_array()) {
-    for (const auto& d : doc.device_properties) {
-      if (!d.is_object()) continue;
-      format::DeviceRec dr;
-      dr.pid = main_pid;
-      dr.device = static_cast<std::uint32_t>(arg_u64(d, "id"));
-      dr.name = b.s(str_of(d, "name"));
-      dr.global_memory = arg_u64(d, "totalGlobalMem");
-      dr.cc_major = static_cast<std::uint32_t>(arg_u64(d, "computeMajor"));
-      dr.cc_minor = static_cast<std::uint32_t>(arg_u64(d, "computeMinor"));
-      dr.sm_count = static_cast<std::uint32_t>(arg_u64(d, "numSms"));
-      b.rs.devices.push_back(dr);
-    }
-  }
-  if (st.gpu_ops_without_call > 0) {
-    format::DiagRec d;
-    d.pid = main_pid;
-    d.key = b.s("import_gpu_op_without_call");
-    d.count = st.gpu_ops_without_call;
-    d.detail = b.s("GPU operations whose correlation id matched no cuda_runtime/cuda_driver event in the trace");
-    b.rs.diagnostics.push_back(d);
-  }
+}
 
-  st.ranges = trace_ranges;  // without the added step ranges (st.steps)
-  st.api_calls = b.rs.api_calls.size();
-  st.gpu_ops = b.rs.gpu_ops.size();
-  st.threads = b.rs.threads.size();
-  if (stats_out) *stats_out = st;
+// The devices of the trace's deviceProperties, on the main process.
+void add_devices(Builder& b, const json& device_properties, std::uint32_t main_pid) {
+  if (!device_properties.is_array()) return;
+  for (const auto& d : device_properties) {
+    if (!d.is_object()) continue;
+    format::DeviceRec dr;
+    dr.pid = main_pid;
+    dr.device = static_cast<std::uint32_t>(arg_u64(d, "id"));
+    dr.name = b.s(str_of(d, "name"));
+    dr.global_memory = arg_u64(d, "totalGlobalMem");
+    dr.cc_major = static_cast<std::uint32_t>(arg_u64(d, "computeMajor"));
+    dr.cc_minor = static_cast<std::uint32_t>(arg_u64(d, "computeMinor"));
+    dr.sm_count = static_cast<std::uint32_t>(arg_u64(d, "numSms"));
+    b.rs.devices.push_back(dr);
+  }
+}
 
+// The finished profile: the records and the meta (command, source, the import's stage rules,
+// where the steps came from, the notes, Kineto's schema version).
+format::Profile profile_of(format::RecordSet&& records, const KinetoImportStats& st, const std::string& name,
+                           const detail::TraceTopLevel& doc) {
   format::Profile p;
-  p.records = std::move(b.rs);
+  p.records = std::move(records);
   p.meta["command"] = "amdahl import " + name;
   p.meta["source"] = "kineto";
   p.meta["clock"] = "kineto (microseconds, converted to ns)";
@@ -764,6 +795,44 @@ format::Profile import_kineto_stream(detail::ChunkSource& source, const std::str
       p.meta["kineto_schema_version"] = std::to_string(static_cast<long long>(v.get<double>()));
   }
   return p;
+}
+
+// The import: stream the events into an Accumulator, then the GPU ops' processes, the steps and
+// notes, the ranges' nesting, processes, threads, devices and diagnostics, and the profile.
+format::Profile import_kineto_stream(detail::ChunkSource& source, const std::string& name,
+                                     const KinetoImportOptions& options, KinetoImportStats* stats_out) {
+  std::unique_ptr<Accumulator> acc = std::make_unique<Accumulator>(options);
+  detail::TraceCallbacks callbacks;
+  callbacks.on_event = [&](const json& e) { acc->add(e); };
+  callbacks.on_restart = [&] { acc = std::make_unique<Accumulator>(options); };
+  const detail::TraceTopLevel doc = detail::stream_trace(source, name, callbacks);
+  KinetoImportStats& st = acc->st;
+  Builder& b = acc->b;
+  if (b.rs.ranges.empty() && b.rs.api_calls.empty() && acc->gpu_ops.empty())
+    throw InputError("'" + name + "' holds no PyTorch profiler events amdahl can use (user annotations, CUDA "
+                     "runtime calls, kernels, memcpys)");
+
+  const std::uint32_t main_pid = assign_gpu_ops(*acc);
+  const std::size_t trace_ranges = b.rs.ranges.size();
+  steps_and_notes(b, acc->host, acc->host_names, st);
+  nest_ranges(b.rs.ranges);
+  add_processes_and_threads(*acc);
+  add_devices(b, doc.device_properties, main_pid);
+  if (st.gpu_ops_without_call > 0) {
+    format::DiagRec d;
+    d.pid = main_pid;
+    d.key = b.s("import_gpu_op_without_call");
+    d.count = st.gpu_ops_without_call;
+    d.detail = b.s("GPU operations whose correlation id matched no cuda_runtime/cuda_driver event in the trace");
+    b.rs.diagnostics.push_back(d);
+  }
+
+  st.ranges = trace_ranges;  // without the added step ranges (st.steps)
+  st.api_calls = b.rs.api_calls.size();
+  st.gpu_ops = b.rs.gpu_ops.size();
+  st.threads = b.rs.threads.size();
+  if (stats_out) *stats_out = st;
+  return profile_of(std::move(b.rs), st, name, doc);
 }
 
 }  // namespace
