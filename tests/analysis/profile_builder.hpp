@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "amdahl/format/profile_store.hpp"
+#include "amdahl/format/profile.hpp"
 
 namespace amdahl::test {
 

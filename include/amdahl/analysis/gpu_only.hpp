@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "amdahl/analysis/report.hpp"
-#include "amdahl/format/profile_store.hpp"
+#include "amdahl/format/profile.hpp"
 
 namespace amdahl::analysis {
 

@@ -22,7 +22,7 @@
 #include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/analysis/stage_stats.hpp"
 #include "amdahl/analysis/steps.hpp"
-#include "amdahl/format/profile_store.hpp"
+#include "amdahl/format/profile.hpp"
 
 namespace amdahl::analysis {
 

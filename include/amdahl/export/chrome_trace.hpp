@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "amdahl/format/profile_store.hpp"
+#include "amdahl/format/profile.hpp"
 
 namespace amdahl::chrome {
 

@@ -1,12 +1,13 @@
-// The SQLite profile (.amdahl): saving a merged RecordSet with its metadata, and loading it
-// back. Schema and versioning: docs/profile-format.md. SQL only through prepared statements.
+// The SQLite profile (.amdahl): saving a Profile (profile.hpp: a merged RecordSet with its
+// metadata), and loading it back. Schema and versioning: docs/profile-format.md. SQL only
+// through prepared statements.
 #pragma once
 
 #include <functional>
-#include <map>
 #include <stdexcept>
 #include <string>
 
+#include "amdahl/format/profile.hpp"
 #include "amdahl/format/records.hpp"
 
 namespace amdahl::format {
@@ -23,11 +24,6 @@ inline constexpr int kOldestProfileFormatVersion = 1;
 class ProfileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-struct Profile {
-  std::map<std::string, std::string> meta;  // format_version, command, host, clock, created, exit_code, ...
-  RecordSet records;                         // ids are profile-wide
 };
 
 // Writes `path`.tmp then renames; refuses to replace an existing file unless `overwrite`.

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "amdahl/format/profile_store.hpp"
+#include "amdahl/format/profile.hpp"
 
 namespace amdahl::kineto {
 
