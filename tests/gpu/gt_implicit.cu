@@ -51,9 +51,9 @@
 #include <string>
 #include <vector>
 
-#include "amdahl/workloads/stages.hpp"
+#include "amdahl/annotate/stages.hpp"
 
-namespace aw = amdahl::workloads;
+namespace aw = amdahl::annotate;
 
 namespace {
 

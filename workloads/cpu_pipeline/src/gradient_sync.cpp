@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "amdahl/workloads/stages.hpp"
+#include "amdahl/annotate/stages.hpp"
 #include "pacing.hpp"
 
 namespace amdahl::cpu_pipeline {
@@ -38,7 +38,7 @@ GradientSync::~GradientSync() {
 void GradientSync::submit(std::int64_t step) {
   {
     std::lock_guard lock(mutex_);
-    workloads::produce(sync_item_id(env_.rank, 1, step));
+    annotate::produce(sync_item_id(env_.rank, 1, step));
     submitted_ = step + 1;
   }
   cv_.notify_all();
@@ -48,19 +48,19 @@ bool GradientSync::wait(std::int64_t step) {
   std::unique_lock lock(mutex_);
   bool blocked = false;
   {
-    workloads::Range waiting = workloads::wait_range();
+    annotate::Range waiting = annotate::wait_range();
     while (done_ <= step && !error_) {
       blocked = true;
       cv_.wait(lock);
     }
   }
   if (error_) std::rethrow_exception(error_);
-  workloads::consume(sync_item_id(env_.rank, 2, step));
+  annotate::consume(sync_item_id(env_.rank, 2, step));
   return blocked;
 }
 
 void GradientSync::run() {
-  workloads::name_this_thread("communication");
+  annotate::name_this_thread("communication");
   Pacer pacer(options_.cost == CostMode::sleep);
   const double bytes_per_s = options_.comm_gbps * 1e9;
   const auto world = static_cast<int>(env_.world_size);
@@ -69,10 +69,10 @@ void GradientSync::run() {
     for (std::int64_t step = 0;; ++step) {
       {
         std::unique_lock lock(mutex_);
-        workloads::Range waiting = workloads::wait_range();
+        annotate::Range waiting = annotate::wait_range();
         cv_.wait(lock, [&] { return submitted_ > step || stop_; });
         if (submitted_ <= step) return;  // stopped
-        workloads::consume(sync_item_id(env_.rank, 1, step));
+        annotate::consume(sync_item_id(env_.rank, 1, step));
       }
       // A probe per chunk: rank r contributes r + 1, so every rank must read W(W+1)/2.
       for (int c = 0; c < world; ++c) {
@@ -80,7 +80,7 @@ void GradientSync::run() {
         if (ch.end > ch.begin) gradients_[ch.begin] = static_cast<float>(env_.rank + 1);
       }
       {
-        workloads::Range comm(workloads::Stage::communication,
+        annotate::Range comm(annotate::Stage::communication,
                               static_cast<std::int64_t>(n * sizeof(float)));
         pacer.restart();
         pacer.spend_ms(options_.comm_ms);
@@ -96,7 +96,7 @@ void GradientSync::run() {
       }
       {
         std::lock_guard lock(mutex_);
-        workloads::produce(sync_item_id(env_.rank, 2, step));
+        annotate::produce(sync_item_id(env_.rank, 2, step));
         done_ = step + 1;
       }
       cv_.notify_all();

@@ -8,15 +8,15 @@
 #include <thread>
 #include <vector>
 
-#include "amdahl/workloads/ordered_queue.hpp"
-#include "amdahl/workloads/stages.hpp"
+#include "amdahl/annotate/ordered_queue.hpp"
+#include "amdahl/annotate/stages.hpp"
 #include "pacing.hpp"
 
 namespace amdahl::cpu_pipeline {
 namespace {
 
-using workloads::Range;
-using workloads::Stage;
+using annotate::Range;
+using annotate::Stage;
 
 // disk_io then cpu_preprocess for batch `index`, on the calling thread.
 Batch load_batch(std::int64_t index, const Options& o, const StageWork& work, Pacer& pacer) {
@@ -49,13 +49,13 @@ RunResult run_pipeline(const Options& o, const StageWork& work, GradientSync* sy
   const bool sleep_mode = o.cost == CostMode::sleep;
   const std::int64_t total = o.warmup_steps + o.steps;
 
-  workloads::OrderedQueue<Batch> queue(o.queue_depth, mark_base);
+  annotate::OrderedQueue<Batch> queue(o.queue_depth, mark_base);
   std::atomic<std::int64_t> next_index{0};
   LoaderFailure failure;
   std::vector<std::thread> loaders;
   for (std::int64_t t = 0; t < o.loader_threads; ++t) {
     loaders.emplace_back([&, t] {
-      workloads::name_this_thread(("loader-" + std::to_string(t)).c_str());
+      annotate::name_this_thread(("loader-" + std::to_string(t)).c_str());
       Pacer pacer(sleep_mode);
       pacer.restart();
       for (std::int64_t i = next_index++; i < total; i = next_index++) {
@@ -83,7 +83,7 @@ RunResult run_pipeline(const Options& o, const StageWork& work, GradientSync* sy
   std::int64_t taken = 0;  // batches taken from the queue
   for (std::int64_t step = 0; step < total; ++step) {
     if (step == o.warmup_steps) measured_start = monotonic_ns();
-    Range step_range = workloads::step_range();
+    Range step_range = annotate::step_range();
     Batch b;
     if (o.loader_threads == 0) {
       try {

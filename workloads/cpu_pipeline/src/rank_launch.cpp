@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "amdahl/workloads/stages.hpp"
+#include "amdahl/annotate/stages.hpp"
 
 namespace amdahl::cpu_pipeline {
 
@@ -17,7 +17,7 @@ std::optional<RankEnv> launch_ranks(std::int64_t n, int& exit_code) {
   const std::string key = "cpu_pipeline." + std::to_string(::getpid());
   // Touch NVTX before forking: a profiler injected through NVTX then starts here and follows
   // the forked ranks (the launcher process leaves its part too).
-  (void)workloads::domain();
+  (void)annotate::domain();
   std::fflush(nullptr);  // no buffered output duplicated into the children
   std::vector<pid_t> children;
   for (std::int64_t r = 0; r < n; ++r) {

@@ -5,7 +5,7 @@
 #include "amdahl/dnn/check.hpp"
 #include "amdahl/dnn/conv2d.hpp"
 #include "amdahl/resnet/model.hpp"
-#include "amdahl/workloads/stages.hpp"
+#include "amdahl/annotate/stages.hpp"
 #include "options.hpp"
 #include "synthetic_batch.hpp"
 
@@ -18,8 +18,8 @@
 
 namespace {
 
-using amdahl::workloads::Range;
-using amdahl::workloads::Stage;
+using amdahl::annotate::Range;
+using amdahl::annotate::Stage;
 using Clock = std::chrono::steady_clock;
 
 int run(const amdahl::resnet::Options& opt) {
@@ -62,7 +62,7 @@ int run(const amdahl::resnet::Options& opt) {
     if (s == opt.warmup_steps) timed_start = Clock::now();
     const auto t0 = Clock::now();
     {
-      auto step = amdahl::workloads::step_range();
+      auto step = amdahl::annotate::step_range();
       if (host_data) {
         {
           Range r(Stage::cpu_preprocess);

@@ -14,12 +14,12 @@
 #include "amdahl/segmentation/fcn.hpp"
 #include "amdahl/segmentation/label_kernels.hpp"
 #include "amdahl/segmentation/loader.hpp"
-#include "amdahl/workloads/stages.hpp"
+#include "amdahl/annotate/stages.hpp"
 #include "nvtx_observer.hpp"
 
 namespace seg = amdahl::segmentation;
 namespace dnn = amdahl::dnn;
-namespace wl = amdahl::workloads;
+namespace wl = amdahl::annotate;
 
 namespace {
 

@@ -5,24 +5,24 @@
 #include <string>
 
 #include "amdahl/segmentation/pipeline_observer.hpp"
-#include "amdahl/workloads/stages.hpp"
+#include "amdahl/annotate/stages.hpp"
 
 namespace amdahl::segmentation {
 
 class NvtxObserver final : public PipelineObserver {
  public:
   void thread_started(int loader_index) override {
-    workloads::name_this_thread(("loader-" + std::to_string(loader_index)).c_str());
+    annotate::name_this_thread(("loader-" + std::to_string(loader_index)).c_str());
   }
   void stage_begin(Stage s) override {
-    workloads::detail::push(s == Stage::disk_io ? workloads::detail::Name::disk_io
-                                                : workloads::detail::Name::cpu_preprocess);
+    annotate::detail::push(s == Stage::disk_io ? annotate::detail::Name::disk_io
+                                                : annotate::detail::Name::cpu_preprocess);
   }
-  void stage_end(Stage) override { nvtxDomainRangePop(workloads::domain()); }
-  void wait_begin() override { workloads::detail::push(workloads::detail::Name::wait); }
-  void wait_end() override { nvtxDomainRangePop(workloads::domain()); }
-  void produced(std::int64_t id) override { workloads::produce(id); }
-  void consumed(std::int64_t id) override { workloads::consume(id); }
+  void stage_end(Stage) override { nvtxDomainRangePop(annotate::domain()); }
+  void wait_begin() override { annotate::detail::push(annotate::detail::Name::wait); }
+  void wait_end() override { nvtxDomainRangePop(annotate::domain()); }
+  void produced(std::int64_t id) override { annotate::produce(id); }
+  void consumed(std::int64_t id) override { annotate::consume(id); }
 };
 
 }  // namespace amdahl::segmentation

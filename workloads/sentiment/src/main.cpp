@@ -15,11 +15,11 @@
 #include "amdahl/dnn/context.hpp"
 #include "amdahl/sentiment/corpus.hpp"
 #include "amdahl/sentiment/text_cnn.hpp"
-#include "amdahl/workloads/stages.hpp"
+#include "amdahl/annotate/stages.hpp"
 
 namespace snt = amdahl::sentiment;
 namespace dnn = amdahl::dnn;
-namespace wl = amdahl::workloads;
+namespace wl = amdahl::annotate;
 
 namespace {
 
