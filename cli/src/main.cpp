@@ -6,12 +6,12 @@
 #include <exception>
 
 #include "commands.hpp"
-#include "launcher.hpp"
+#include "amdahl/launch/launcher.hpp"
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/profile_store.hpp"
 
 int main(int argc, char** argv) {
-  amdahl::cli::ignore_file_size_signal();  // a full file system is an error line, not a crash
+  amdahl::launch::ignore_file_size_signal();  // a full file system is an error line, not a crash
   // --quiet is known before parsing (the progress line's clock starts now); a profiled
   // command's own arguments after "--" are not amdahl's.
   for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i)

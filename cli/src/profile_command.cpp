@@ -1,36 +1,32 @@
-// `amdahl profile [-o FILE] [--force] [--stages FILE] [--torch|--no-torch] [--multicast-off] -- COMMAND ARGS...`: runs the command with
-// the collector injected (launcher.cpp), reads and merges the per-process parts it left in a
-// private temporary directory, fills the profile's meta, saves the .amdahl file and prints a
+// `amdahl profile [-o FILE] [--force] [--stages FILE] [--torch|--no-torch] [--multicast-off] -- COMMAND ARGS...`: checks
+// the options and the output before anything runs, builds the command's environment (collector,
+// exit hook, CUPTI, torch), runs it and makes its profile through the launch library
+// (include/amdahl/launch/: launch_and_wait, record_run), saves the .amdahl file and prints a
 // short summary. Exit code: the command's own (128+N when it died of signal N).
-#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "amdahl/format/input_file.hpp"
 #include "amdahl/analysis/stage_rules.hpp"
-#include "amdahl/format/part_file.hpp"
 #include "amdahl/format/profile_store.hpp"
+#include "amdahl/launch/launcher.hpp"
+#include "amdahl/launch/recorded_run.hpp"
 #include "commands.hpp"
 #include "output_target.hpp"
 #include "elf_probe.hpp"
-#include "launcher.hpp"
 #include "option_checks.hpp"
 #include "python_command.hpp"
 #include "rule_file.hpp"
@@ -41,7 +37,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using format::RecordSet;
-using format::StrId;
+using launch::LaunchResult;
+using launch::PartDir;
+using launch::RunSetup;
+using launch::SignalScope;
+using launch::launch_and_wait;
+using launch::resolve_command;
 
 // The collector is not where amdahl looks: an installation problem, exit code 2 (main.cpp).
 class CollectorMissing : public std::runtime_error {
@@ -62,34 +63,8 @@ struct ProfileOptions {
   std::vector<std::string> command;
 };
 
-// The private directory the collector writes parts into; removed with everything in it.
-class PartDir {
- public:
-  PartDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/amdahl-parts-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr)
-      throw std::runtime_error("cannot create a temporary directory for the parts (" + tmpl + ")");
-    path_ = tmpl;
-  }
-  ~PartDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  PartDir(const PartDir&) = delete;
-  PartDir& operator=(const PartDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Text for a stderr line (names, paths): control characters escaped (escape.hpp).
 std::string esc(const std::string& text) { return text::terminal_text(text, false); }
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // `amdahl-<command basename>-<YYYYmmdd-HHMMSS>.amdahl` in the current directory.
 std::string default_output(const std::string& command) {
@@ -106,39 +81,6 @@ std::string default_output(const std::string& command) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
   return "amdahl-" + base + "-" + stamp + ".amdahl";
-}
-
-std::string iso_utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string hostname() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
-// The command line as a shell would need it typed (arguments with special characters quoted).
-std::string quoted_command(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const std::string& a : argv) {
-    if (!out.empty()) out += ' ';
-    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                         "0123456789_-./=:,+@%") == std::string::npos;
-    if (plain) {
-      out += a;
-      continue;
-    }
-    out += '\'';
-    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
-  }
-  return out;
 }
 
 // Where the collector libraries are: $AMDAHL_LIB_DIR when set, else <bindir>/../lib of the
@@ -205,105 +147,6 @@ const std::map<std::string, std::string>& multicast_off_env() {
   return env;
 }
 
-StrId intern(RecordSet& rs, const std::string& s) {
-  for (std::size_t i = 0; i < rs.strings.size(); ++i)
-    if (rs.strings[i] == s) return static_cast<StrId>(i);
-  rs.strings.push_back(s);
-  return static_cast<StrId>(rs.strings.size() - 1);
-}
-
-struct Diag {
-  std::uint32_t pid;
-  std::string key;
-  std::uint64_t count;
-  std::string detail;
-};
-
-// The entries of `dir`; false (and `why`) when it cannot be listed (removed while the command ran).
-bool list_dir(const std::string& dir, std::vector<fs::path>& out, std::string& why) {
-  out.clear();
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path());
-  if (ec) why = ec.message();
-  return !ec;
-}
-
-// The collector leaves `<part>.started` when a process records its first event: a marker
-// whose part is missing is a process that recorded and wrote nothing (killed with SIGKILL, or
-// by the OOM killer, before its first flush).
-void lost_processes(const std::string& dir, std::vector<Diag>& diags) {
-  std::vector<std::string> pids;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    const std::string suffix = ".amdpart.started";
-    if (!ends_with(name, suffix)) continue;
-    const std::string part = name.substr(0, name.size() - std::string(".started").size());
-    if (fs::exists(fs::path(dir) / part, ec) || fs::exists(fs::path(dir) / (part + ".tmp"), ec)) continue;
-    // part-<pid>-<start ns>.amdpart
-    const std::size_t a = name.find('-'), b = name.find('-', a + 1);
-    pids.push_back(a != std::string::npos && b != std::string::npos ? name.substr(a + 1, b - a - 1) : name);
-  }
-  if (pids.empty()) return;
-  std::sort(pids.begin(), pids.end());
-  std::string list;
-  for (std::size_t i = 0; i < pids.size() && i < 20; ++i) list += (i ? ", " : "") + pids[i];
-  if (pids.size() > 20) list += ", ...";
-  diags.push_back({0, "launcher.lost_processes", pids.size(),
-                   std::to_string(pids.size()) + " process(es) started recording and wrote no records (ended before "
-                   "their first flush without an exit the collector sees, e.g. SIGKILL): pid " + list});
-}
-
-// Reads every complete part (`*.amdpart`) in `dir`. A part still being written (`.tmp`) gets a
-// short grace period (a child may be writing at exit); unreadable parts become diagnostics, and
-// so does a part directory that is gone (the command or someone removed it).
-std::vector<RecordSet> read_parts(const std::string& dir, std::vector<Diag>& diags) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  std::vector<fs::path> files;
-  std::string why;
-  for (;;) {
-    if (!list_dir(dir, files, why)) {
-      diags.push_back({0, "launcher.part_dir_unreadable", 1,
-                       "the part directory " + dir + " could not be read after the command ran (" + why +
-                           "): every part is lost"});
-      return {};
-    }
-    bool pending = false;
-    for (const fs::path& f : files) pending = pending || ends_with(f.filename().string(), ".amdpart.tmp");
-    if (!pending || std::chrono::steady_clock::now() >= deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  std::sort(files.begin(), files.end());
-  std::vector<RecordSet> parts;
-  std::vector<std::string> odd;  // FIFOs, devices, sockets, folders, links: never opened
-  for (const fs::path& f : files) {
-    const std::string name = f.filename().string();
-    if (!format::is_regular_file_entry(f.string())) {
-      odd.push_back(name);
-    } else if (ends_with(name, ".amdpart.tmp")) {
-      diags.push_back({0, "part.incomplete", 1, name + ": the process was still writing its part when amdahl read the parts"});
-    } else if (ends_with(name, ".amdpart")) {
-      try {
-        parts.push_back(format::read_part(f.string()));
-      } catch (const format::PartError& e) {
-        // Rejected whole (a corrupt record would make the saved profile unreadable); the others are kept.
-        diags.push_back({0, "part.unreadable", 1, name + ": " + e.what()});
-        print_line("warning: ", "part " + name + " rejected, its process is missing from the profile: " + e.what());
-      }
-    }
-  }
-  if (!odd.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < odd.size() && i < 5; ++i) list += (i ? ", " : "") + odd[i];
-    if (odd.size() > 5) list += ", ...";
-    diags.push_back({0, "part.not_regular_file", odd.size(),
-                     std::to_string(odd.size()) + " entry(ies) of the part directory are not regular files and were "
-                     "skipped unopened (" + list + ")"});
-  }
-  lost_processes(dir, diags);
-  return parts;
-}
-
 std::string seconds(std::int64_t ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ns) / 1e9);
@@ -360,24 +203,8 @@ void print_torch_summary(const RecordSet& rs) {
     std::fprintf(stderr, "amdahl:   PyTorch annotations: on in %zu process(es)\n", pids.size());
 }
 
-// What run_profile learnt before the command ran, for the profile's diagnostics and meta.
-struct RunSetup {
-  std::string output;
-  fs::path collector;
-  bool have_collector = false;
-  std::string resolved;         // the file the command ran (resolve_command)
-  bool static_command = false;  // statically linked (cannot host the collector)
-  bool torch_ok = false;
-  std::string torch_path;       // PYTHONPATH given with --torch
-  std::optional<std::string> stage_rules;
-  std::string exit_hook = "off";  // the preloaded exit hook library, or "off"
-  std::string torch_meta;         // meta "torch": PYTHONPATH, "missing", "off", "unavailable: ..."
-  bool want_torch = false;        // --torch, or automatic for a Python command
-  std::string command_env;        // meta "command_env": variables set for the command beyond amdahl's own
-  std::string gpu_schedule;       // meta "gpu_schedule": when CUPTI traced (gpu_schedule.hpp)
-};
-
-void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir);
+void save_run(const ProfileOptions& opt, const std::string& output, const RunSetup& setup, bool torch_ok,
+              const LaunchResult& run, const PartDir& parts_dir);
 
 int run_profile(const ProfileOptions& opt) {
   if (opt.command.empty()) throw UsageError("no command to profile: amdahl profile [-o FILE] -- COMMAND ARGS...");
@@ -499,20 +326,22 @@ int run_profile(const ProfileOptions& opt) {
   // Whatever happens to the profile now, the command's exit status is amdahl's.
   try {
     RunSetup setup;
+    setup.command = opt.command;
     setup.gpu_schedule = profiler::schedule_text(*schedule);
-    setup.output = output;
-    setup.collector = collector;
+    setup.collector = collector.string();
     setup.have_collector = have_collector;
     setup.resolved = resolved;
     setup.static_command = static_command;
-    setup.torch_ok = torch_ok;
-    setup.torch_path = env_set.count("PYTHONPATH") ? env_set.at("PYTHONPATH") : std::string();
     setup.stage_rules = stage_rules;
+    setup.stage_rules_file = opt.stages;
     if (env_set.count("LD_PRELOAD")) setup.exit_hook = exit_hook.string();
+    setup.torch_flag = opt.torch;
     setup.torch_meta = torch_meta;
     setup.want_torch = want_torch;
+    setup.gpu_api = opt.gpu_api;
+    setup.gpu_steps = opt.gpu_steps;
     setup.command_env = command_env;
-    save_run(opt, setup, run, parts_dir);
+    save_run(opt, output, setup, torch_ok, run, parts_dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "amdahl: error: no profile written: %s (the command exited with code %d, passed on)\n",
                  esc(e.what()).c_str(), run.exit_code);
@@ -520,66 +349,15 @@ int run_profile(const ProfileOptions& opt) {
   return run.exit_code;
 }
 
-// Merges the parts, fills meta, saves the profile and prints the summary.
-void save_run(const ProfileOptions& opt, const RunSetup& setup, const LaunchResult& run, const PartDir& parts_dir) {
-  const std::string& output = setup.output;
-  const bool have_collector = setup.have_collector;
-  const fs::path& collector = setup.collector;
-  const std::optional<std::string>& stage_rules = setup.stage_rules;
-  std::error_code ec;
-  std::vector<Diag> diags;
-  std::vector<RecordSet> parts = read_parts(parts_dir.path(), diags);
-  format::Profile profile;
-  profile.records = format::merge_parts(parts);
-  RecordSet& rs = profile.records;
-  bool main_part = false;
-  for (const auto& p : rs.processes) main_part = main_part || p.pid == run.pid;
-  if (!have_collector) {
-    diags.push_back({0, "launcher.no_collector", 1, "collector not found at " + collector.string()});
-  } else if (!main_part && setup.static_command) {
-    diags.push_back({run.pid, "launcher.static_command", 1,
-                     setup.resolved + " is statically linked: the collector cannot run inside it, so the command's own "
-                                "process ran unobserved (programs it started that are dynamically linked are profiled)"});
-  } else if (!main_part) {
-    diags.push_back({run.pid, "launcher.missing_part", 1,
-                     "no part from the command's process (pid " + std::to_string(run.pid) + ")" +
-                         (run.signal ? "; it died of signal " + std::to_string(run.signal) + " before writing one"
-                                     : "; the collector was not loaded (no NVTX use, or a static binary?)")});
-  }
-  if (setup.torch_meta == "missing")
-    diags.push_back({0, "launcher.no_torch_package", 1,
-                     std::string(opt.torch ? "--torch" : "PyTorch annotation") +
-                         ": share/amdahl/python/sitecustomize.py not found"});
-  for (const Diag& d : diags) rs.diagnostics.push_back({d.pid, intern(rs, d.key), d.count, intern(rs, d.detail)});
-
-  auto& meta = profile.meta;
-  meta["command"] = quoted_command(opt.command);
-  meta["host"] = hostname();
-  meta["clock"] = "CLOCK_MONOTONIC";
-  meta["created"] = iso_utc_now();
-  meta["exit_code"] = std::to_string(run.exit_code);
-  if (run.signal != 0) meta["exit_signal"] = std::to_string(run.signal);
-  meta["pid"] = std::to_string(run.pid);
-  meta["start_ns"] = std::to_string(run.start_ns);
-  meta["end_ns"] = std::to_string(run.end_ns);
-  meta["wall_ns"] = std::to_string(run.end_ns - run.start_ns);
-  meta["parts"] = std::to_string(parts.size());
-  meta["cwd"] = fs::current_path(ec).string();
-  if (have_collector) meta["collector"] = collector.string();
-  meta["exit_hook"] = setup.exit_hook;
-  if (!setup.torch_meta.empty()) meta["torch"] = setup.torch_meta;
-  if (setup.want_torch) meta["torch_enabled_by"] = opt.torch ? "--torch" : "python command";
-  meta["gpu_api"] = opt.gpu_api;
-  if (opt.gpu_steps) meta["gpu_steps"] = *opt.gpu_steps;
-  meta["gpu_schedule"] = setup.gpu_schedule;  // docs/profile-format.md: all, FROM:TO or K/M@SKIP
-  if (!setup.command_env.empty()) meta["command_env"] = setup.command_env;
-  if (stage_rules) {
-    meta["stage_rules"] = *stage_rules;
-    meta["stage_rules_file"] = opt.stages;
-  }
+// Makes the profile of the finished run (launch/: the parts merged, diagnostics, meta), saves it
+// and prints the summary.
+void save_run(const ProfileOptions& opt, const std::string& output, const RunSetup& setup, bool torch_ok,
+              const LaunchResult& run, const PartDir& parts_dir) {
+  const format::Profile profile = launch::record_run(
+      parts_dir.path(), setup, run, [](const std::string& warning) { print_line("warning: ", warning); });
   format::save_profile(profile, output, opt.force);
-  print_summary(output, rs, run);
-  if (setup.torch_ok) print_torch_summary(rs);
+  print_summary(output, profile.records, run);
+  if (torch_ok) print_torch_summary(profile.records);
 }
 
 }  // namespace

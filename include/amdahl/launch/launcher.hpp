@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace amdahl::cli {
+namespace amdahl::launch {
 
 struct LaunchResult {
   bool started = false;      // false: exec failed (see exec_errno), nothing ran
@@ -72,4 +72,4 @@ std::string resolve_command(const std::string& command);
 // CLOCK_MONOTONIC in nanoseconds (the collector's clock).
 std::int64_t monotonic_ns() noexcept;
 
-}  // namespace amdahl::cli
+}  // namespace amdahl::launch

@@ -13,7 +13,7 @@
 // the signals and reports each one it gets. amdahl forwards a signal unless the terminal sent
 // it (SI_KERNEL) or the watcher got the same signal from the same sender within
 // kGroupWaitMs (then the command got it too, unless it left the group).
-#include "launcher.hpp"
+#include "amdahl/launch/launcher.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -33,7 +33,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace amdahl::cli {
+namespace amdahl::launch {
 namespace {
 
 constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -441,4 +441,4 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv,
   return r;
 }
 
-}  // namespace amdahl::cli
+}  // namespace amdahl::launch
