@@ -20,3 +20,13 @@ else()
   set(AMDAHL_HAVE_NVTX OFF)
 endif()
 message(STATUS "amdahl: CUDA parts ${AMDAHL_HAVE_CUDA}, NVTX headers ${AMDAHL_HAVE_NVTX}")
+
+# amdahl_enable_cuda(): CUDA for the calling directory (it is enabled per directory, where .cu
+# files are compiled), for sm_90 (H200; the driver JITs the PTX for newer GPUs) unless
+# CMAKE_CUDA_ARCHITECTURES is given. A macro: the settings are the caller's.
+macro(amdahl_enable_cuda)
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 90)
+  endif()
+  enable_language(CUDA)
+endmacro()

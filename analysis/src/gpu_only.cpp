@@ -29,17 +29,6 @@ std::int64_t meta_int(const std::map<std::string, std::string>& meta, const char
   }
 }
 
-const char* copy_kind_name(format::CopyKind k) {
-  switch (k) {
-    case format::CopyKind::HtoD: return "HtoD";
-    case format::CopyKind::DtoH: return "DtoH";
-    case format::CopyKind::DtoD: return "DtoD";
-    case format::CopyKind::HtoH: return "HtoH";
-    case format::CopyKind::PtoP: return "PtoP";
-    default: return "copy (unknown direction)";
-  }
-}
-
 // Merged intervals of `v` clipped to `w`, in order.
 std::vector<Interval> merged(std::vector<Interval> v, Interval w) {
   for (auto& i : v) {
@@ -167,7 +156,7 @@ GpuOnlyReport summarize_gpu_only(const format::Profile& profile, std::size_t top
     const std::int64_t dur = std::max<std::int64_t>(0, op.end_ns - op.start_ns);
     GpuOnlyOps* o = &kernel_ops;
     if (op.kind == GpuOpKind::Memcpy) {
-      const std::string kind = copy_kind_name(op.copy_kind);
+      const std::string kind = format::copy_kind_name(op.copy_kind, "copy (unknown direction)");
       o = &copy_ops.try_emplace(kind, GpuOnlyOps{kind}).first->second;
     } else if (op.kind == GpuOpKind::Memset) {
       o = &memset_ops;

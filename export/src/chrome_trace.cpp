@@ -130,18 +130,6 @@ std::string role_of(const analysis::StageRules& rules, const RecordSet& rs, cons
   return s;
 }
 
-const char* copy_kind_name(format::CopyKind k) {
-  switch (k) {
-    case format::CopyKind::HtoD: return "HtoD";
-    case format::CopyKind::DtoH: return "DtoH";
-    case format::CopyKind::DtoD: return "DtoD";
-    case format::CopyKind::HtoH: return "HtoH";
-    case format::CopyKind::PtoP: return "PtoP";
-    case format::CopyKind::Unknown: break;
-  }
-  return "unknown";
-}
-
 std::string ms_text(std::int64_t ns) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e6);
@@ -330,9 +318,9 @@ void write_gpu_ops(const RecordSet& rs, const GpuPids& gpu_pid, const Window& w,
     std::string name = rs.str(g.name), cat = "kernel";
     if (g.kind == format::GpuOpKind::Memcpy) {
       cat = "gpu_memcpy";
-      if (name.empty()) name = std::string("Memcpy ") + copy_kind_name(g.copy_kind);
+      if (name.empty()) name = std::string("Memcpy ") + format::copy_kind_name(g.copy_kind, "unknown");
       args["bytes"] = g.bytes;
-      args["copy_kind"] = copy_kind_name(g.copy_kind);
+      args["copy_kind"] = format::copy_kind_name(g.copy_kind, "unknown");
     } else if (g.kind == format::GpuOpKind::Memset) {
       cat = "gpu_memset";
       if (name.empty()) name = "Memset";

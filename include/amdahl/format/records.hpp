@@ -99,6 +99,19 @@ struct ApiCallRec {
 
 enum class GpuOpKind : std::uint8_t { Kernel = 0, Memcpy = 1, Memset = 2 };
 enum class CopyKind : std::uint8_t { Unknown = 0, HtoD = 1, DtoH = 2, DtoD = 3, HtoH = 4, PtoP = 5 };
+// A copy direction's name ("HtoD", ...); `unknown` for Unknown and for a value no enumerator has
+// (the reports and the Chrome trace each word that case their own way).
+inline const char* copy_kind_name(CopyKind k, const char* unknown) noexcept {
+  switch (k) {
+    case CopyKind::HtoD: return "HtoD";
+    case CopyKind::DtoH: return "DtoH";
+    case CopyKind::DtoD: return "DtoD";
+    case CopyKind::HtoH: return "HtoH";
+    case CopyKind::PtoP: return "PtoP";
+    case CopyKind::Unknown: break;
+  }
+  return unknown;
+}
 enum class MemKind : std::uint8_t { Unknown = 0, Pageable = 1, Pinned = 2, Device = 3, Managed = 4 };
 
 struct GpuOpRec {

@@ -19,10 +19,10 @@ namespace amdahl::launch {
 class PartDir {
  public:
   PartDir();
+  const std::string& path() const { return path_; }
   ~PartDir();
   PartDir(const PartDir&) = delete;
   PartDir& operator=(const PartDir&) = delete;
-  const std::string& path() const { return path_; }
 
  private:
   std::string path_;
