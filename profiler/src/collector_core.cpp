@@ -13,6 +13,7 @@
 #include <ctime>
 #include <map>
 
+#include "collector_config.hpp"
 #include "collector_state.hpp"
 #include "elf_probe.hpp"
 #include "log.hpp"
@@ -226,14 +227,15 @@ __attribute__((constructor)) void collector_load() noexcept {
                         n > 0 ? exe : "this program", static_cast<int>(::getpid()));
     return;
   }
+  // Every AMDAHL_* setting, read once (collector_config.hpp).
+  const CollectorConfig& cfg = collector_config();
   // The clock first: every timestamp from here on (start_ns included) comes from it.
-  const char* clock_env = std::getenv("AMDAHL_CLOCK");
-  const bool force_monotonic = clock_env != nullptr && std::strcmp(clock_env, "monotonic") == 0;
-  if (clock_env != nullptr && *clock_env != '\0' && !force_monotonic && std::strcmp(clock_env, "auto") != 0) {
-    detail::log_message(detail::LogLevel::Warn, "AMDAHL_CLOCK=%s is not auto or monotonic: using auto", clock_env);
+  if (cfg.clock_invalid) {
+    detail::log_message(detail::LogLevel::Warn, "AMDAHL_CLOCK=%s is not auto or monotonic: using auto",
+                        cfg.clock_invalid->c_str());
   }
-  clock_init(force_monotonic);
-  g_clock_forced_monotonic = force_monotonic;
+  clock_init(cfg.clock_monotonic);
+  g_clock_forced_monotonic = cfg.clock_monotonic;
   g_core = new (std::nothrow) Core();
   if (g_core == nullptr) return;
   Core& c = core();
@@ -243,25 +245,20 @@ __attribute__((constructor)) void collector_load() noexcept {
   c.ppid = static_cast<std::uint32_t>(::getppid());
   c.start_ns = now_ns();
   c.cpu = read_cpu_info();
-  if (const char* b = std::getenv("AMDAHL_MEMORY_BUDGET_MB")) {
-    char* end = nullptr;
-    const long long mb = std::strtoll(b, &end, 10);
-    if (end != b && mb > 0) g_bytes_budget = mb << 20;
-  }
-  if (const char* w = std::getenv("AMDAHL_GPU_STEPS"); w != nullptr && *w != '\0') {
-    if (auto win = parse_gpu_schedule(w)) {
-      g_window = *win;
-      g_window_set = win->kind != ScheduleKind::All;
+  g_bytes_budget = cfg.memory_budget_bytes;
+  if (cfg.gpu_steps) {
+    if (cfg.gpu_schedule) {
+      g_window = *cfg.gpu_schedule;
+      g_window_set = cfg.gpu_schedule->kind != ScheduleKind::All;
     } else {
       detail::log_message(detail::LogLevel::Warn,
                           "AMDAHL_GPU_STEPS=%s is not all, FROM:TO (FROM < TO) or K/M[@SKIP] (0 < K < M): "
-                          "GPU activity collected throughout", w);
+                          "GPU activity collected throughout", cfg.gpu_steps->c_str());
     }
-    const char* marks = std::getenv("AMDAHL_GPU_MARKS");
-    g_marks_always = marks != nullptr && std::strcmp(marks, "always") == 0;
+    g_marks_always = cfg.gpu_marks_always;
   }
-  const char* dir = std::getenv("AMDAHL_PART_DIR");
-  if (dir != nullptr && *dir != '\0' && usable_dir(dir)) {
+  const char* dir = cfg.part_dir.c_str();
+  if (*dir != '\0' && usable_dir(dir)) {
     try {
       c.part_dir = dir;
       c.part_path = make_part_path(c.part_dir, c.pid, c.start_ns);
@@ -271,17 +268,14 @@ __attribute__((constructor)) void collector_load() noexcept {
     }
   }
   // Past the memory budget: spill to the part directory (default) or drop (spill_file.hpp).
-  const char* on_full = std::getenv("AMDAHL_ON_FULL");
-  const bool drop = on_full != nullptr && std::strcmp(on_full, "drop") == 0;
-  if (g_enabled && on_full != nullptr && *on_full != '\0' && !drop && std::strcmp(on_full, "spill") != 0) {
-    detail::log_message(detail::LogLevel::Warn, "AMDAHL_ON_FULL=%s is not spill or drop: spilling", on_full);
+  if (g_enabled && cfg.on_full_invalid) {
+    detail::log_message(detail::LogLevel::Warn, "AMDAHL_ON_FULL=%s is not spill or drop: spilling",
+                        cfg.on_full_invalid->c_str());
   }
-  if (g_enabled) spill_configure(dir, !drop);
+  if (g_enabled) spill_configure(dir, cfg.spill);
   ::pthread_atfork(fork_prepare, fork_parent, fork_child);
   if (g_enabled && g_window_set) g_step_watch.store(intern("step"), std::memory_order_relaxed);
-  if (const char* v = std::getenv("AMDAHL_RANGE_CPU"); g_enabled && (v == nullptr || std::strcmp(v, "0") != 0)) {
-    g_cpu_domain = intern("amdahl");
-  }
+  if (g_enabled && cfg.range_cpu) g_cpu_domain = intern("amdahl");
   if (g_enabled) {
     std::atexit(at_exit_handler);
     install_crash_handlers();

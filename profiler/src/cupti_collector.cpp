@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "collector_config.hpp"
 #include "collector_core.hpp"
 #include "cupti_api_filter.hpp"
 #include "cupti_buffer_pool.hpp"
@@ -48,19 +49,6 @@ static_assert(std::size(kKinds) <= 32, "State::enabled_mask has one bit per kind
 struct CoreInterner final : Interner {
   format::StrId intern(std::string_view s) noexcept override { return profiler::intern(s); }
 };
-
-std::size_t env_size(const char* name, std::size_t fallback) noexcept {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v, &end, 10);
-  return (end != v && *end == '\0') ? static_cast<std::size_t>(n) : fallback;
-}
-
-bool env_off(const char* name) noexcept {
-  const char* v = std::getenv(name);
-  return v != nullptr && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0 || std::strcmp(v, "false") == 0);
-}
 
 const char* api_name_lookup(format::ApiKind api, std::uint32_t cbid) noexcept {
   const char* name = nullptr;
@@ -291,7 +279,7 @@ const char* register_activity_callbacks(CUptiResult& r) noexcept {
   // AMDAHL_CUPTI_TIMESTAMP=0 (overhead experiments only): CUPTI's own clock, not related to the
   // host ranges.
   r = CUPTI_SUCCESS;
-  if (!env_off("AMDAHL_CUPTI_TIMESTAMP") &&
+  if (collector_config().cupti_timestamp &&
       (r = cuptiActivityRegisterTimestampCallback(&timestamp_callback)) != CUPTI_SUCCESS) {
     return "cuptiActivityRegisterTimestampCallback";
   }
@@ -392,7 +380,7 @@ struct RealCupti final : CuptiOps {
       count_diagnostic("cupti.reattach_failed");
       return false;
     }
-    if (!env_off("AMDAHL_CUPTI_SUBSCRIBE") && !subscribe()) return false;
+    if (collector_config().cupti_subscribe && !subscribe()) return false;
     return true;
   }
   void enable_tracing() override {
@@ -469,7 +457,8 @@ void time_fallback_loop() noexcept {
 int initialize() noexcept {
   if (g_state != nullptr) return 1;
   if (!collector_enabled()) return 1;  // not under `amdahl profile`: stay out of the way
-  if (env_off("AMDAHL_CUPTI")) {
+  const CollectorConfig& cfg = collector_config();
+  if (!cfg.cupti) {
     log(LogLevel::Info, "AMDAHL_CUPTI=0: GPU activity not collected");
     return 1;
   }
@@ -479,12 +468,12 @@ int initialize() noexcept {
         "record layouts may differ", version, static_cast<unsigned>(CUPTI_API_VERSION));
   }
   try {
-    g_state = new State(env_size("AMDAHL_CUPTI_BUFFER_KB", 4096) * 1024, env_size("AMDAHL_CUPTI_MAX_BUFFERS", 64));
+    g_state = new State(cfg.cupti_buffer_kb * 1024, cfg.cupti_max_buffers);
   } catch (...) {
     log(LogLevel::Error, "out of memory: GPU activity not collected");
     return 1;
   }
-  g_state->exit_sync = !env_off("AMDAHL_CUPTI_EXIT_SYNC");
+  g_state->exit_sync = cfg.cupti_exit_sync;
   // Two buffers up front, so the first requests do not allocate on a launching thread.
   std::uint8_t* b1 = g_state->pool.take();
   std::uint8_t* b2 = g_state->pool.take();
@@ -505,19 +494,17 @@ int initialize() noexcept {
     count_diagnostic("cupti.unavailable");
     return 1;
   }
-  g_state->driver = !env_off("AMDAHL_CUPTI_DRIVER");
-  const char* api_env = std::getenv("AMDAHL_CUPTI_API");
-  std::optional<ApiTrace> api = parse_api_trace(api_env ? api_env : "");
+  g_state->driver = cfg.cupti_driver;
+  std::optional<ApiTrace> api = parse_api_trace(cfg.cupti_api);
   if (!api) {
-    log(LogLevel::Warn, "AMDAHL_CUPTI_API=%s is not launch, all or none: using launch", api_env);
+    log(LogLevel::Warn, "AMDAHL_CUPTI_API=%s is not launch, all or none: using launch", cfg.cupti_api.c_str());
     api = ApiTrace::Launch;
   }
   g_state->api_trace = *api;
-  const char* sched_env = std::getenv("AMDAHL_GPU_STEPS");
-  if (gpu_window_deferred() && sched_env != nullptr) {
+  if (gpu_window_deferred() && cfg.gpu_steps) {
     // --gpu-steps FROM:TO / --gpu-sample: only the device records now; the rest from a window's
     // first step on, detached between windows.
-    g_state->schedule = parse_gpu_schedule(sched_env).value_or(GpuSchedule{});
+    g_state->schedule = cfg.gpu_schedule.value_or(GpuSchedule{});
     // A sampled schedule traces from here to step SKIP (the start-up window: short programs and
     // programs without steps keep their GPU records); a FROM:TO window waits for step FROM.
     const bool startup = g_state->schedule.kind == ScheduleKind::Sample;
@@ -539,10 +526,10 @@ int initialize() noexcept {
   } else {
     enable_kinds(false, false);
   }
-  if (const std::size_t ms = env_size("AMDAHL_CUPTI_FLUSH_MS", 0); ms > 0) {
+  if (const std::size_t ms = cfg.cupti_flush_ms; ms > 0) {
     ok(cuptiActivityFlushPeriod(static_cast<std::uint32_t>(ms)), "cuptiActivityFlushPeriod");
   }
-  if (!env_off("AMDAHL_CUPTI_SUBSCRIBE")) subscribe();  // =0: no flush at cudaDeviceReset (experiments)
+  if (cfg.cupti_subscribe) subscribe();  // =0: no flush at cudaDeviceReset (experiments)
   if (g_state->control != nullptr && g_state->subscriber == nullptr) {
     log(LogLevel::Info, "no CUPTI subscriber: a closed GPU window leaves CUPTI attached (not detached)");
   }
