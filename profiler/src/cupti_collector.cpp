@@ -21,7 +21,7 @@
 #include "collector_core.hpp"
 #include "cupti_api_filter.hpp"
 #include "cupti_buffer_pool.hpp"
-#include "cupti_log.hpp"
+#include "log.hpp"
 #include "cupti_records.hpp"
 #include "gpu_schedule.hpp"
 #include "gpu_trace_control.hpp"
