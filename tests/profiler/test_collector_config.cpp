@@ -2,7 +2,10 @@
 // and what a bad value gives, through read_config() with a fake environment.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "collector_config.hpp"
@@ -203,4 +206,22 @@ TEST_CASE("CUPTI switches: 0, off or false turn them off; anything else leaves t
 TEST_CASE("AMDAHL_CUPTI_API is kept as given (the CUPTI side parses it)") {
   CHECK(with("AMDAHL_CUPTI_API", "all").cupti_api == "all");
   CHECK(with("AMDAHL_CUPTI_API", "bogus").cupti_api == "bogus");
+}
+
+TEST_CASE("docs/collector.md's Environment table has a row for every variable read_config reads") {
+  std::set<std::string> asked;
+  (void)read_config([&asked](const char* name) -> const char* {
+    asked.insert(name);
+    return std::string(name) == "AMDAHL_GPU_STEPS" ? "2/10" : nullptr;  // so that AMDAHL_GPU_MARKS is read too
+  });
+  CHECK(asked.size() == 20);  // a new setting: add its row to the table (and update this count)
+  std::ifstream in(AMDAHL_DOCS_DIR "/collector.md");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  for (const std::string& name : asked) {
+    INFO(name);
+    CHECK(doc.find("\n| `" + name + "` | ") != std::string::npos);
+  }
 }
