@@ -59,20 +59,15 @@ TEST_CASE("an empty environment gives every default") {
 }
 
 TEST_CASE("AMDAHL_LOG_LEVEL: names in any case, aliases, anything else warn") {
-  CHECK(parse_log_level("trace") == LogLevel::Trace);
-  CHECK(parse_log_level("DEBUG") == LogLevel::Debug);
-  CHECK(parse_log_level("Info") == LogLevel::Info);
-  CHECK(parse_log_level("warn") == LogLevel::Warn);
-  CHECK(parse_log_level("warning") == LogLevel::Warn);
-  CHECK(parse_log_level("error") == LogLevel::Error);
-  CHECK(parse_log_level("ERR") == LogLevel::Error);
-  CHECK(parse_log_level("critical") == LogLevel::Error);
-  CHECK(parse_log_level("off") == LogLevel::Off);
-  CHECK(parse_log_level("None") == LogLevel::Off);
-  CHECK(parse_log_level("") == LogLevel::Warn);
-  CHECK(parse_log_level("verbose") == LogLevel::Warn);
-  CHECK(parse_log_level("of") == LogLevel::Warn);
-  CHECK(parse_log_level("offf") == LogLevel::Warn);
+  const std::pair<const char*, LogLevel> names[] = {
+      {"trace", LogLevel::Trace}, {"DEBUG", LogLevel::Debug},  {"Info", LogLevel::Info},      {"warn", LogLevel::Warn},
+      {"warning", LogLevel::Warn}, {"error", LogLevel::Error}, {"ERR", LogLevel::Error},      {"critical", LogLevel::Error},
+      {"off", LogLevel::Off},     {"None", LogLevel::Off},     {"", LogLevel::Warn},          {"verbose", LogLevel::Warn},
+      {"of", LogLevel::Warn},     {"offf", LogLevel::Warn}};
+  for (const auto& [text, level] : names) {
+    INFO(text);
+    CHECK(parse_log_level(text) == level);
+  }
   CHECK(with("AMDAHL_LOG_LEVEL", "debug").log_level == LogLevel::Debug);
   CHECK(with("AMDAHL_LOG_LEVEL", "off").log_level == LogLevel::Off);
   CHECK(with("AMDAHL_LOG_LEVEL", "").log_level == LogLevel::Warn);
@@ -84,16 +79,24 @@ TEST_CASE("AMDAHL_PART_DIR is taken as given") {
   CHECK(with("AMDAHL_PART_DIR", "").part_dir.empty());
 }
 
-TEST_CASE("AMDAHL_CLOCK: auto, monotonic; another value is kept for the warning") {
-  CHECK(with("AMDAHL_CLOCK", "monotonic").clock_monotonic);
-  CHECK_FALSE(with("AMDAHL_CLOCK", "monotonic").clock_invalid);
-  CHECK_FALSE(with("AMDAHL_CLOCK", "auto").clock_monotonic);
-  CHECK_FALSE(with("AMDAHL_CLOCK", "auto").clock_invalid);
-  CHECK_FALSE(with("AMDAHL_CLOCK", "").clock_invalid);
-  const CollectorConfig bad = with("AMDAHL_CLOCK", "Monotonic");
-  CHECK_FALSE(bad.clock_monotonic);  // case matters
-  REQUIRE(bad.clock_invalid);
-  CHECK(*bad.clock_invalid == "Monotonic");
+TEST_CASE("AMDAHL_CLOCK and AMDAHL_ON_FULL: two words each; another value is kept for the warning") {
+  // AMDAHL_CLOCK: monotonic, or auto (default); AMDAHL_ON_FULL: drop, or spill (default).
+  auto clock = [](const char* v) { return with("AMDAHL_CLOCK", v); };
+  auto on_full = [](const char* v) { return with("AMDAHL_ON_FULL", v); };
+  CHECK(clock("monotonic").clock_monotonic);
+  CHECK_FALSE(clock("auto").clock_monotonic);
+  CHECK_FALSE(on_full("drop").spill);
+  CHECK(on_full("spill").spill);
+  for (const char* good : {"monotonic", "auto", ""}) CHECK_FALSE(clock(good).clock_invalid);
+  for (const char* good : {"drop", "spill", ""}) CHECK_FALSE(on_full(good).on_full_invalid);
+  const CollectorConfig bad_clock = clock("Monotonic");
+  CHECK_FALSE(bad_clock.clock_monotonic);  // case matters
+  REQUIRE(bad_clock.clock_invalid);
+  CHECK(*bad_clock.clock_invalid == "Monotonic");
+  const CollectorConfig bad_full = on_full("block");
+  CHECK(bad_full.spill);
+  REQUIRE(bad_full.on_full_invalid);
+  CHECK(*bad_full.on_full_invalid == "block");
 }
 
 TEST_CASE("AMDAHL_MEMORY_BUDGET_MB: a positive number of MiB, else 1024") {
@@ -103,18 +106,6 @@ TEST_CASE("AMDAHL_MEMORY_BUDGET_MB: a positive number of MiB, else 1024") {
     INFO(bad);
     CHECK(with("AMDAHL_MEMORY_BUDGET_MB", bad).memory_budget_bytes == std::int64_t{1024} << 20);
   }
-}
-
-TEST_CASE("AMDAHL_ON_FULL: spill (default) or drop; another value is kept for the warning, then spill") {
-  CHECK_FALSE(with("AMDAHL_ON_FULL", "drop").spill);
-  CHECK_FALSE(with("AMDAHL_ON_FULL", "drop").on_full_invalid);
-  CHECK(with("AMDAHL_ON_FULL", "spill").spill);
-  CHECK_FALSE(with("AMDAHL_ON_FULL", "spill").on_full_invalid);
-  CHECK_FALSE(with("AMDAHL_ON_FULL", "").on_full_invalid);
-  const CollectorConfig bad = with("AMDAHL_ON_FULL", "block");
-  CHECK(bad.spill);
-  REQUIRE(bad.on_full_invalid);
-  CHECK(*bad.on_full_invalid == "block");
 }
 
 TEST_CASE("AMDAHL_GPU_STEPS and AMDAHL_GPU_MARKS") {
@@ -152,32 +143,34 @@ TEST_CASE("AMDAHL_RANGE_CPU and AMDAHL_CRASH_HANDLERS: only 0 turns them off") {
   CHECK(with("AMDAHL_CRASH_HANDLERS", "1").crash_handlers);
 }
 
-TEST_CASE("AMDAHL_FLUSH_MS: a number >= 0 (0: no flusher), else 500") {
-  CHECK(with("AMDAHL_FLUSH_MS", "0").flush_ms == 0);
-  CHECK(with("AMDAHL_FLUSH_MS", "250").flush_ms == 250);
-  CHECK(with("AMDAHL_FLUSH_MS", "75ms").flush_ms == 75);
-  for (const char* bad : {"", "-1", "soon"}) {
-    INFO(bad);
-    CHECK(with("AMDAHL_FLUSH_MS", bad).flush_ms == 500);
-  }
-}
-
-TEST_CASE("AMDAHL_CRASH_WRITE_S: strtoul of a non-empty value, else 10") {
-  CHECK(with("AMDAHL_CRASH_WRITE_S", "3").crash_write_s == 3);
-  CHECK(with("AMDAHL_CRASH_WRITE_S", "0").crash_write_s == 0);
-  CHECK(with("AMDAHL_CRASH_WRITE_S", "x").crash_write_s == 0);
-  CHECK(with("AMDAHL_CRASH_WRITE_S", "").crash_write_s == 10);
-}
-
-TEST_CASE("CUPTI sizes: a whole decimal number, else the default") {
-  CHECK(with("AMDAHL_CUPTI_BUFFER_KB", "1024").cupti_buffer_kb == 1024);
-  CHECK(with("AMDAHL_CUPTI_MAX_BUFFERS", "8").cupti_max_buffers == 8);
-  CHECK(with("AMDAHL_CUPTI_FLUSH_MS", "100").cupti_flush_ms == 100);
-  for (const char* bad : {"", "12k", "big"}) {
-    INFO(bad);
-    CHECK(with("AMDAHL_CUPTI_BUFFER_KB", bad).cupti_buffer_kb == 4096);
-    CHECK(with("AMDAHL_CUPTI_MAX_BUFFERS", bad).cupti_max_buffers == 64);
-    CHECK(with("AMDAHL_CUPTI_FLUSH_MS", bad).cupti_flush_ms == 0);
+TEST_CASE("numbers: AMDAHL_FLUSH_MS, AMDAHL_CRASH_WRITE_S and the CUPTI sizes, with their defaults") {
+  struct Case {
+    const char* name;
+    const char* value;
+    std::uint64_t expected;
+  };
+  const Case cases[] = {
+      // AMDAHL_FLUSH_MS: strtoll, >= 0 (0: no flusher), else 500.
+      {"AMDAHL_FLUSH_MS", "0", 0}, {"AMDAHL_FLUSH_MS", "250", 250}, {"AMDAHL_FLUSH_MS", "75ms", 75},
+      {"AMDAHL_FLUSH_MS", "", 500}, {"AMDAHL_FLUSH_MS", "-1", 500}, {"AMDAHL_FLUSH_MS", "soon", 500},
+      // AMDAHL_CRASH_WRITE_S: strtoul of a non-empty value, else 10.
+      {"AMDAHL_CRASH_WRITE_S", "3", 3}, {"AMDAHL_CRASH_WRITE_S", "0", 0}, {"AMDAHL_CRASH_WRITE_S", "x", 0},
+      {"AMDAHL_CRASH_WRITE_S", "", 10},
+      // CUPTI sizes: a whole decimal number, else the default.
+      {"AMDAHL_CUPTI_BUFFER_KB", "1024", 1024}, {"AMDAHL_CUPTI_BUFFER_KB", "", 4096},
+      {"AMDAHL_CUPTI_BUFFER_KB", "12k", 4096}, {"AMDAHL_CUPTI_BUFFER_KB", "big", 4096},
+      {"AMDAHL_CUPTI_MAX_BUFFERS", "8", 8}, {"AMDAHL_CUPTI_MAX_BUFFERS", "", 64}, {"AMDAHL_CUPTI_MAX_BUFFERS", "12k", 64},
+      {"AMDAHL_CUPTI_FLUSH_MS", "100", 100}, {"AMDAHL_CUPTI_FLUSH_MS", "", 0}, {"AMDAHL_CUPTI_FLUSH_MS", "big", 0}};
+  for (const Case& k : cases) {
+    INFO(k.name << "=" << k.value);
+    const CollectorConfig c = with(k.name, k.value);
+    const std::string n = k.name;
+    const std::uint64_t got = n == "AMDAHL_FLUSH_MS"          ? static_cast<std::uint64_t>(c.flush_ms)
+                              : n == "AMDAHL_CRASH_WRITE_S"   ? c.crash_write_s
+                              : n == "AMDAHL_CUPTI_BUFFER_KB" ? c.cupti_buffer_kb
+                              : n == "AMDAHL_CUPTI_MAX_BUFFERS" ? c.cupti_max_buffers
+                                                                : c.cupti_flush_ms;
+    CHECK(got == k.expected);
   }
 }
 
