@@ -34,6 +34,7 @@ if(NOT TARGET CUDA::cupti)
 endif()
 
 add_library(amdahl_cupti SHARED ${CMAKE_CURRENT_LIST_DIR}/src/cupti_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cupti_activity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/gpu_schedule.cpp ${CMAKE_CURRENT_LIST_DIR}/src/gpu_trace_control.cpp)
 target_link_libraries(amdahl_cupti PRIVATE amdahl_cupti_records amdahl_collector CUDA::cupti ${CMAKE_DL_LIBS})
 get_target_property(_amdahl_cupti_lib CUDA::cupti IMPORTED_LOCATION)
