@@ -9,6 +9,11 @@ endif()
 
 add_library(amdahl_collector SHARED
   ${CMAKE_CURRENT_LIST_DIR}/src/collector_core.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/collector_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/collector_fork.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/recording.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/string_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/thread_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/part_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/flusher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/crash_handler.cpp

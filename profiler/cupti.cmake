@@ -1,5 +1,5 @@
 # The CUPTI collector (included by profiler/CMakeLists.txt only when AMDAHL_HAVE_CUDA):
-#  - amdahl_cupti_records: record conversion, buffer pool, logger. Needs CUPTI's headers only
+#  - amdahl_cupti_records: record conversion, buffer pool, API filter. Needs CUPTI's headers only
 #    (struct layouts), never libcupti, so its unit tests run without a GPU or driver.
 #  - amdahl_cupti (libamdahl_cupti.so): the CUDA injection (InitializeInjection), the only code
 #    calling cupti*. Links the collector core (libamdahl_collector.so) and CUPTI, with an RPATH
@@ -16,8 +16,7 @@ endif()
 add_library(amdahl_cupti_records STATIC
   ${CMAKE_CURRENT_LIST_DIR}/src/cupti_records.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cupti_api_filter.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/cupti_buffer_pool.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/cupti_log.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/src/cupti_buffer_pool.cpp)
 target_include_directories(amdahl_cupti_records PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src)
 target_include_directories(amdahl_cupti_records SYSTEM PUBLIC ${AMDAHL_CUPTI_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(amdahl_cupti_records PUBLIC amdahl_format Threads::Threads)
@@ -35,6 +34,7 @@ if(NOT TARGET CUDA::cupti)
 endif()
 
 add_library(amdahl_cupti SHARED ${CMAKE_CURRENT_LIST_DIR}/src/cupti_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cupti_activity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/gpu_schedule.cpp ${CMAKE_CURRENT_LIST_DIR}/src/gpu_trace_control.cpp)
 target_link_libraries(amdahl_cupti PRIVATE amdahl_cupti_records amdahl_collector CUDA::cupti ${CMAKE_DL_LIBS})
 get_target_property(_amdahl_cupti_lib CUDA::cupti IMPORTED_LOCATION)

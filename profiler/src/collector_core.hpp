@@ -1,7 +1,8 @@
 // The process-wide collector core shared by the NVTX injection and the CUPTI collector:
 // the clock, string interning, per-thread record buffers, diagnostics and the part written at
-// exit (and after fork, by the child). Implemented in collector_core.cpp (owned by the NVTX
-// collector); the CUPTI side only uses what is declared here.
+// exit (and after fork, by the child). Implemented in collector_core.cpp, thread_registry.cpp,
+// string_table.cpp and recording.cpp (owned by the NVTX collector); the CUPTI side uses what is
+// declared here, collector_config.hpp and log.hpp.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Internal state of the collector core, shared by the recording entry points
-// (collector_core.cpp), the part writer (part_writer.cpp) and the NVTX layer
+// (recording.cpp, thread_registry.cpp, string_table.cpp, collector_core.cpp), the part writer (part_writer.cpp) and the NVTX layer
 // (nvtx_injection.cpp): per-thread buffers and stacks, the thread registry and the
 // process-wide tables. Not part of the exported interface.
 #pragma once

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "collector_config.hpp"
 #include "collector_state.hpp"
 
 namespace amdahl::profiler::detail {
@@ -95,12 +96,9 @@ void on_fatal_signal(int sig) noexcept {
 }  // namespace
 
 void install_crash_handlers() noexcept {
-  if (const char* v = std::getenv("AMDAHL_CRASH_HANDLERS"); v != nullptr && std::strcmp(v, "0") == 0) {
-    return;
-  }
-  if (const char* v = std::getenv("AMDAHL_CRASH_WRITE_S"); v != nullptr && *v != '\0') {
-    g_write_limit_s = static_cast<unsigned>(std::strtoul(v, nullptr, 10));
-  }
+  const CollectorConfig& cfg = collector_config();
+  if (!cfg.crash_handlers) return;
+  g_write_limit_s = cfg.crash_write_s;
   for (int i = 0; i < kNumSignals; ++i) {
     struct sigaction current {};
     if (::sigaction(kSignals[i], nullptr, &current) != 0) continue;

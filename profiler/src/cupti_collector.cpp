@@ -17,10 +17,12 @@
 #include <string>
 #include <thread>
 
+#include "collector_config.hpp"
 #include "collector_core.hpp"
+#include "cupti_activity.hpp"
 #include "cupti_api_filter.hpp"
 #include "cupti_buffer_pool.hpp"
-#include "cupti_log.hpp"
+#include "log.hpp"
 #include "cupti_records.hpp"
 #include "gpu_schedule.hpp"
 #include "gpu_trace_control.hpp"
@@ -28,13 +30,7 @@
 namespace amdahl::profiler::cupti {
 namespace {
 
-// The activity kinds we enable, in order. CONCURRENT_KERNEL also records kernels launched by
-// CUDA graphs (node-level tracing is CUPTI's default as long as GRAPH_TRACE stays off) and by
-// cudaLaunchKernelExC / cuLaunchKernelEx; INTERNAL_LAUNCH_API gives launches the driver makes
-// outside any public API call their API record. CUDA_EVENT gives one record per
-// cudaEventRecord / cuEventRecord* call (which event, on which stream, by which call), so a wait
-// on an event (SYNCHRONIZATION) joins the work the event stands for; it is optional: a CUPTI
-// that refuses it costs those records only.
+// CUPTI's kinds, indexed by cupti_activity.hpp's Kind (the order, and why these, are there).
 constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_DEVICE,           CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_MEMCPY,           CUPTI_ACTIVITY_KIND_MEMCPY2,
@@ -43,24 +39,15 @@ constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,  CUPTI_ACTIVITY_KIND_CUDA_EVENT,
     CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
-static_assert(std::size(kKinds) <= 32, "State::enabled_mask has one bit per kind");
+static_assert(std::size(kKinds) == kKindCount, "one CUPTI kind per Kind");
+static_assert(kKinds[static_cast<int>(Kind::CudaEvent)] == CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+static_assert(kKinds[static_cast<int>(Kind::Runtime)] == CUPTI_ACTIVITY_KIND_RUNTIME);
+static_assert(kKinds[static_cast<int>(Kind::Driver)] == CUPTI_ACTIVITY_KIND_DRIVER);
+static_assert(kKinds[static_cast<int>(Kind::Device)] == CUPTI_ACTIVITY_KIND_DEVICE);
 
 struct CoreInterner final : Interner {
   format::StrId intern(std::string_view s) noexcept override { return profiler::intern(s); }
 };
-
-std::size_t env_size(const char* name, std::size_t fallback) noexcept {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v, &end, 10);
-  return (end != v && *end == '\0') ? static_cast<std::size_t>(n) : fallback;
-}
-
-bool env_off(const char* name) noexcept {
-  const char* v = std::getenv(name);
-  return v != nullptr && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0 || std::strcmp(v, "false") == 0);
-}
 
 const char* api_name_lookup(format::ApiKind api, std::uint32_t cbid) noexcept {
   const char* name = nullptr;
@@ -89,13 +76,9 @@ struct State {
   std::atomic<bool> torn_down{false};
   std::atomic<bool> finishing{false};
   bool exit_sync = true;
-  std::uint32_t enabled_mask = 0;  // bit i: kKinds[i] enabled
-  std::uint32_t failed_mask = 0;   // bit i: CUPTI refused kKinds[i] (logged once, not retried)
-  ApiTrace api_trace = ApiTrace::Launch;
-  bool driver = true;            // driver API records (AMDAHL_CUPTI_DRIVER=0: none)
+  ActivityControl* activity = nullptr;  // the kinds on, the API selection (cupti_activity.hpp)
   TraceControl* control = nullptr;  // a window schedule (--gpu-steps FROM:TO, --gpu-sample): opens, closes, detaches
   GpuSchedule schedule;
-  std::uint32_t runtime_apis = 0, driver_apis = 0;  // call ids enabled one by one (Launch mode)
 };
 
 State* g_state = nullptr;
@@ -177,19 +160,7 @@ void flush_and_write(const char* why, bool sync_first) noexcept {
 // teardown) runs at full speed.
 void tear_down() noexcept {
   if (!cupti_live() || g_state->torn_down.exchange(true)) return;
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  for (std::size_t i = 0; i < std::size(kKinds); ++i) {
-    if (g_state->enabled_mask & (1U << i)) cuptiActivityDisable(kKinds[i]);
-  }
-  if (g_state->api_trace == ApiTrace::Launch) {  // turns the one-by-one enabled calls off too
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
-  }
-  if (g_state->subscriber != nullptr) {
-    cuptiUnsubscribe(g_state->subscriber);
-    g_state->subscriber = nullptr;
-  }
-  log(LogLevel::Debug, "CUPTI collection stopped");
+  g_state->activity->tear_down();
 }
 
 void at_exit() {
@@ -237,7 +208,6 @@ void part_hook(format::RecordSet& out) noexcept {
   }
 }
 
-void disable_kinds() noexcept;
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
@@ -291,7 +261,7 @@ const char* register_activity_callbacks(CUptiResult& r) noexcept {
   // AMDAHL_CUPTI_TIMESTAMP=0 (overhead experiments only): CUPTI's own clock, not related to the
   // host ranges.
   r = CUPTI_SUCCESS;
-  if (!env_off("AMDAHL_CUPTI_TIMESTAMP") &&
+  if (collector_config().cupti_timestamp &&
       (r = cuptiActivityRegisterTimestampCallback(&timestamp_callback)) != CUPTI_SUCCESS) {
     return "cuptiActivityRegisterTimestampCallback";
   }
@@ -308,122 +278,71 @@ const char* register_activity_callbacks(CUptiResult& r) noexcept {
 // one by one then records nothing (seen on the H200 with CUPTI 13.0: the driver calls came, the
 // runtime calls did not), so the whole RUNTIME kind is enabled and the calls not wanted are
 // switched off one by one, the way cuptiActivityEnableRuntimeApi documents for small exclusions.
-void enable_launch_apis(bool driver, bool late) noexcept {
+LaunchApis enable_launch_apis(bool driver, bool late) noexcept {
   const char* name = nullptr;
-  g_state->runtime_apis = g_state->driver_apis = 0;
+  LaunchApis n;
   const bool all_first = late && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS;
   for (std::uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
     if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
     const bool want = traced_in_launch_mode(name);
     if (all_first) {
       if (!want) cuptiActivityEnableRuntimeApi(cbid, 0);
-      else ++g_state->runtime_apis;
+      else ++n.runtime;
     } else if (want && cuptiActivityEnableRuntimeApi(cbid, 1) == CUPTI_SUCCESS) {
-      ++g_state->runtime_apis;
+      ++n.runtime;
     }
   }
   for (std::uint32_t cbid = 1; driver && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
     if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
-    if (traced_in_launch_mode(name) && cuptiActivityEnableDriverApi(cbid, 1) == CUPTI_SUCCESS) ++g_state->driver_apis;
+    if (traced_in_launch_mode(name) && cuptiActivityEnableDriverApi(cbid, 1) == CUPTI_SUCCESS) ++n.driver;
   }
-  if (g_state->runtime_apis == 0) {
-    log(LogLevel::Warn, "no runtime API call could be traced one by one: GPU work is not linked to stages");
-    count_diagnostic("cupti.launch_apis_unavailable");
-  }
+  return n;
 }
 
-// Enables the activity kinds (all of them, or only DEVICE when `devices_only`), and the API
-// records the trace mode asks for. Kinds already enabled are left alone.
-void enable_kinds(bool devices_only, bool late) noexcept {
-  for (std::size_t i = 0; i < std::size(kKinds); ++i) {
-    if ((g_state->enabled_mask | g_state->failed_mask) & (1U << i)) continue;
-    if (devices_only && kKinds[i] != CUPTI_ACTIVITY_KIND_DEVICE) continue;
-    const bool api_kind = kKinds[i] == CUPTI_ACTIVITY_KIND_RUNTIME || kKinds[i] == CUPTI_ACTIVITY_KIND_DRIVER;
-    if (kKinds[i] == CUPTI_ACTIVITY_KIND_DRIVER && !g_state->driver) continue;
-    if (api_kind && g_state->api_trace != ApiTrace::All) continue;  // Launch: per call id; None: none
-    const CUptiResult r = cuptiActivityEnable(kKinds[i]);
-    if (r == CUPTI_SUCCESS) {
-      g_state->enabled_mask |= 1U << i;
-    } else {
-      // Fail soft: collection goes on without this kind (logged once: a refused kind is not retried).
-      g_state->failed_mask |= 1U << i;
-      const char* msg = nullptr;
-      cuptiGetResultString(r, &msg);
-      if (kKinds[i] == CUPTI_ACTIVITY_KIND_CUDA_EVENT) {
-        log(LogLevel::Warn, "could not enable CUPTI activity kind CUDA_EVENT (%s): no event records, so waits on "
-            "CUDA events are not joined to the work they wait for", msg ? msg : "unknown error");
-      } else {
-        log(LogLevel::Warn, "could not enable CUPTI activity kind %d (%s)", static_cast<int>(kKinds[i]),
-            msg ? msg : "unknown error");
-      }
-      count_diagnostic("cupti.kind_not_enabled." + std::to_string(static_cast<int>(kKinds[i])));
-    }
+// CuptiActivityApi with the real calls (the orchestration is cupti_activity.hpp; the sampled-
+// tracing state machine gpu_trace_control.hpp; docs/cupti.md, "Sampled tracing").
+struct RealActivityApi final : CuptiActivityApi {
+  int kind_code(Kind k) const noexcept override { return static_cast<int>(kKinds[static_cast<int>(k)]); }
+  bool enable(Kind k, const char** error) noexcept override {
+    const CUptiResult r = cuptiActivityEnable(kKinds[static_cast<int>(k)]);
+    if (r == CUPTI_SUCCESS) return true;
+    cuptiGetResultString(r, error);
+    return false;
   }
-  if (!devices_only && g_state->api_trace == ApiTrace::Launch) enable_launch_apis(g_state->driver, late);
-}
-
-// Disables every kind but DEVICE (and the one-by-one API records), after a flush.
-void disable_kinds() noexcept {
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  for (std::size_t i = 0; i < std::size(kKinds); ++i) {
-    if (kKinds[i] == CUPTI_ACTIVITY_KIND_DEVICE || !(g_state->enabled_mask & (1U << i))) continue;
-    cuptiActivityDisable(kKinds[i]);
-    g_state->enabled_mask &= ~(1U << i);
+  void disable(Kind k) noexcept override { cuptiActivityDisable(kKinds[static_cast<int>(k)]); }
+  void flush(bool forced) noexcept override { cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); }
+  LaunchApis enable_launch_apis(bool driver, bool late) noexcept override {
+    return cupti::enable_launch_apis(driver, late);
   }
-  if (g_state->api_trace == ApiTrace::Launch) {
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
-  }
-}
-
-// CuptiOps with the real calls (the state machine is gpu_trace_control.hpp; docs/cupti.md,
-// "Sampled tracing").
-constexpr std::uint32_t kDeviceBit = 1U;  // kKinds[0] is DEVICE
-static_assert(kKinds[0] == CUPTI_ACTIVITY_KIND_DEVICE);
-
-struct RealCupti final : CuptiOps {
-  bool attach() override {
+  const char* register_callbacks(const char** error) noexcept override {
     CUptiResult r = CUPTI_SUCCESS;
-    if (const char* failed = register_activity_callbacks(r)) {
-      const char* msg = nullptr;
-      cuptiGetResultString(r, &msg);
-      log(LogLevel::Warn, "CUPTI could not attach again (%s: %s): no more GPU records in this process", failed,
-          msg ? msg : "unknown error");
-      count_diagnostic("cupti.reattach_failed");
-      return false;
-    }
-    if (!env_off("AMDAHL_CUPTI_SUBSCRIBE") && !subscribe()) return false;
-    return true;
+    const char* failed = register_activity_callbacks(r);
+    if (failed != nullptr) cuptiGetResultString(r, error);
+    return failed;
   }
-  void enable_tracing() override {
-    enable_kinds(false, true);
-    log(LogLevel::Debug, "GPU trace window opened (%u runtime + %u driver API calls traced)", g_state->runtime_apis,
-        g_state->driver_apis);
+  bool subscribe() noexcept override { return cupti::subscribe(); }
+  void unsubscribe() noexcept override {
+    cuptiUnsubscribe(g_state->subscriber);
+    g_state->subscriber = nullptr;
   }
-  void disable_tracing() override {
-    sync_current_context();  // the window's last kernels finish, so their records are complete
-    disable_kinds();
-  }
-  bool arm_detach() override {
+  bool subscribed() const noexcept override { return g_state->subscriber != nullptr; }
+  bool arm_detach() noexcept override {
     return g_state->subscriber != nullptr &&
            ok(cuptiEnableDomain(1, g_state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "cuptiEnableDomain(runtime)") &&
            ok(cuptiEnableDomain(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "cuptiEnableDomain(driver)");
   }
-  void disarm_detach() override {
+  void disarm_detach() noexcept override {
     if (g_state->subscriber == nullptr) return;
     cuptiEnableDomain(0, g_state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
     cuptiEnableDomain(0, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
     enable_reset_callbacks(g_state->subscriber);
   }
-  bool finalize() override {
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  bool finalize() noexcept override {
     if (!ok(cuptiFinalize(), "cuptiFinalize")) return false;
     g_state->subscriber = nullptr;
-    // CUPTI forgot every kind; DEVICE records came at the first attach and are not asked again.
-    g_state->enabled_mask &= kDeviceBit;
-    log(LogLevel::Debug, "GPU trace window closed: CUPTI detached");
     return true;
   }
+  void sync_context() noexcept override { sync_current_context(); }
 };
 
 // The core's GPU-window hook: called on the thread that started the window's first step (true)
@@ -469,7 +388,8 @@ void time_fallback_loop() noexcept {
 int initialize() noexcept {
   if (g_state != nullptr) return 1;
   if (!collector_enabled()) return 1;  // not under `amdahl profile`: stay out of the way
-  if (env_off("AMDAHL_CUPTI")) {
+  const CollectorConfig& cfg = collector_config();
+  if (!cfg.cupti) {
     log(LogLevel::Info, "AMDAHL_CUPTI=0: GPU activity not collected");
     return 1;
   }
@@ -479,12 +399,12 @@ int initialize() noexcept {
         "record layouts may differ", version, static_cast<unsigned>(CUPTI_API_VERSION));
   }
   try {
-    g_state = new State(env_size("AMDAHL_CUPTI_BUFFER_KB", 4096) * 1024, env_size("AMDAHL_CUPTI_MAX_BUFFERS", 64));
+    g_state = new State(cfg.cupti_buffer_kb * 1024, cfg.cupti_max_buffers);
   } catch (...) {
     log(LogLevel::Error, "out of memory: GPU activity not collected");
     return 1;
   }
-  g_state->exit_sync = !env_off("AMDAHL_CUPTI_EXIT_SYNC");
+  g_state->exit_sync = cfg.cupti_exit_sync;
   // Two buffers up front, so the first requests do not allocate on a launching thread.
   std::uint8_t* b1 = g_state->pool.take();
   std::uint8_t* b2 = g_state->pool.take();
@@ -505,28 +425,33 @@ int initialize() noexcept {
     count_diagnostic("cupti.unavailable");
     return 1;
   }
-  g_state->driver = !env_off("AMDAHL_CUPTI_DRIVER");
-  const char* api_env = std::getenv("AMDAHL_CUPTI_API");
-  std::optional<ApiTrace> api = parse_api_trace(api_env ? api_env : "");
+  std::optional<ApiTrace> api = parse_api_trace(cfg.cupti_api);
   if (!api) {
-    log(LogLevel::Warn, "AMDAHL_CUPTI_API=%s is not launch, all or none: using launch", api_env);
+    log(LogLevel::Warn, "AMDAHL_CUPTI_API=%s is not launch, all or none: using launch", cfg.cupti_api.c_str());
     api = ApiTrace::Launch;
   }
-  g_state->api_trace = *api;
-  const char* sched_env = std::getenv("AMDAHL_GPU_STEPS");
-  if (gpu_window_deferred() && sched_env != nullptr) {
+  // Never freed, as State: CUPTI's threads and the exit handlers may still call in.
+  auto* real_api = new (std::nothrow) RealActivityApi;
+  g_state->activity = real_api == nullptr ? nullptr
+      : new (std::nothrow) ActivityControl(*real_api, *api, cfg.cupti_driver, cfg.cupti_subscribe, &count_diagnostic);
+  if (g_state->activity == nullptr) {
+    log(LogLevel::Error, "out of memory: GPU activity not collected");
+    return 1;
+  }
+  ActivityControl& activity = *g_state->activity;
+  if (gpu_window_deferred() && cfg.gpu_steps) {
     // --gpu-steps FROM:TO / --gpu-sample: only the device records now; the rest from a window's
     // first step on, detached between windows.
-    g_state->schedule = parse_gpu_schedule(sched_env).value_or(GpuSchedule{});
+    g_state->schedule = cfg.gpu_schedule.value_or(GpuSchedule{});
     // A sampled schedule traces from here to step SKIP (the start-up window: short programs and
     // programs without steps keep their GPU records); a FROM:TO window waits for step FROM.
     const bool startup = g_state->schedule.kind == ScheduleKind::Sample;
     try {  // never freed, as State: CUPTI's threads and the exit handlers may still call in
-      g_state->control = new TraceControl(*new RealCupti, startup);
+      g_state->control = new TraceControl(activity, startup);
     } catch (...) {
       g_state->control = nullptr;
     }
-    enable_kinds(!startup && g_state->control != nullptr, false);
+    activity.enable_kinds(!startup && g_state->control != nullptr, false);
     if (startup && g_state->control != nullptr) mark_gpu_trace(true, -1);
     if (g_state->control != nullptr) register_gpu_window_hook(&on_gpu_window);
     if (g_state->control != nullptr && g_state->schedule.kind == ScheduleKind::Sample) {
@@ -537,20 +462,20 @@ int initialize() noexcept {
       }
     }
   } else {
-    enable_kinds(false, false);
+    activity.enable_kinds(false, false);
   }
-  if (const std::size_t ms = env_size("AMDAHL_CUPTI_FLUSH_MS", 0); ms > 0) {
+  if (const std::size_t ms = cfg.cupti_flush_ms; ms > 0) {
     ok(cuptiActivityFlushPeriod(static_cast<std::uint32_t>(ms)), "cuptiActivityFlushPeriod");
   }
-  if (!env_off("AMDAHL_CUPTI_SUBSCRIBE")) subscribe();  // =0: no flush at cudaDeviceReset (experiments)
+  if (cfg.cupti_subscribe) subscribe();  // =0: no flush at cudaDeviceReset (experiments)
   if (g_state->control != nullptr && g_state->subscriber == nullptr) {
     log(LogLevel::Info, "no CUPTI subscriber: a closed GPU window leaves CUPTI attached (not detached)");
   }
   register_part_hook(&part_hook);
   std::atexit(&at_exit);
   log(LogLevel::Info, "CUPTI collection started (CUPTI %u, buffers of %zu KiB, API records: %s, %u runtime + %u driver calls)",
-      version, g_state->pool.buffer_bytes() / 1024, api_trace_name(g_state->api_trace), g_state->runtime_apis,
-      g_state->driver_apis);
+      version, g_state->pool.buffer_bytes() / 1024, api_trace_name(activity.trace()), activity.launch_apis().runtime,
+      activity.launch_apis().driver);
   return 1;
 }
 

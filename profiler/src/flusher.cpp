@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "collector_config.hpp"
 #include "collector_state.hpp"
 #include "log.hpp"
 #include "tsc_clock.hpp"
@@ -22,21 +23,11 @@
 namespace amdahl::profiler::detail {
 namespace {
 
-constexpr std::int64_t kDefaultFirstMs = 500;
 constexpr std::int64_t kMaxIntervalMs = 10'000;
 constexpr std::int64_t kWriteCostFactor = 20;
 
 std::atomic<bool> g_started{false};
 std::atomic<std::uint32_t> g_generation{0};  // bumped in the fork child: an old thread's id
-
-std::int64_t first_interval_ms() noexcept {
-  const char* v = std::getenv("AMDAHL_FLUSH_MS");
-  if (v == nullptr || *v == '\0') return kDefaultFirstMs;
-  char* end = nullptr;
-  const long long ms = std::strtoll(v, &end, 10);
-  if (end == v || ms < 0) return kDefaultFirstMs;
-  return ms;
-}
 
 void sleep_ms(std::int64_t ms) noexcept {
   timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
@@ -79,7 +70,7 @@ void* flusher_main(void* arg) noexcept {
 void ensure_flusher() noexcept {
   if (!collector_enabled() || g_started.load(std::memory_order_relaxed)) return;
   if (g_started.exchange(true)) return;
-  const std::int64_t first = first_interval_ms();
+  const std::int64_t first = collector_config().flush_ms;
   if (first == 0) return;
   // The thread takes no signals: the host's signal handling (which thread gets SIGINT,
   // sigwait loops) stays as it was. The mask is inherited from the creating thread.

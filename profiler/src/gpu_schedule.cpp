@@ -4,24 +4,13 @@
 #include <algorithm>
 
 namespace amdahl::profiler {
-namespace {
-std::optional<std::uint64_t> number(std::string_view s) noexcept {
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  std::uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  return v;
-}
-}  // namespace
 
 std::optional<GpuSchedule> parse_gpu_schedule(std::string_view text) noexcept {
   GpuSchedule s;
   if (text == "all") return s;
   if (const auto colon = text.find(':'); colon != std::string_view::npos) {
-    const auto from = number(text.substr(0, colon));
-    const auto to = number(text.substr(colon + 1));
+    const auto from = parse_count(text.substr(0, colon));
+    const auto to = parse_count(text.substr(colon + 1));
     if (!from || !to || *to <= *from) return std::nullopt;
     s.kind = ScheduleKind::Window;
     s.from = *from;
@@ -31,10 +20,10 @@ std::optional<GpuSchedule> parse_gpu_schedule(std::string_view text) noexcept {
   const auto slash = text.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   const auto at = text.find('@', slash);
-  const auto k = number(text.substr(0, slash));
-  const auto m = number(text.substr(slash + 1, at == std::string_view::npos ? std::string_view::npos : at - slash - 1));
+  const auto k = parse_count(text.substr(0, slash));
+  const auto m = parse_count(text.substr(slash + 1, at == std::string_view::npos ? std::string_view::npos : at - slash - 1));
   std::optional<std::uint64_t> skip = s.skip;
-  if (at != std::string_view::npos) skip = number(text.substr(at + 1));
+  if (at != std::string_view::npos) skip = parse_count(text.substr(at + 1));
   if (!k || !m || !skip || *k == 0 || *k >= *m) return std::nullopt;
   s.kind = ScheduleKind::Sample;
   s.k = *k;

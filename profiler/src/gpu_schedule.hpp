@@ -27,6 +27,18 @@ struct GpuSchedule {
   std::uint64_t fallback_ms = 60000, on_ms = 1000, period_ms = 20000;
 };
 
+// A step count or a schedule's number: 1 to 18 decimal digits and nothing else (no sign, no
+// space); nullopt otherwise. Shared by parse_gpu_schedule and parse_step_window.
+inline std::optional<std::uint64_t> parse_count(std::string_view s) noexcept {
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
 // The defaults of `amdahl profile` (no --gpu-steps / --gpu-sample given).
 inline constexpr std::string_view kDefaultGpuSample = "10/200@20";
 

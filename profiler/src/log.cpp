@@ -1,40 +1,19 @@
-// The collector's stderr logger: level parsing and one write(2) per message.
+// The collector's stderr logger (see log.hpp): one level, two line formats.
 #include "log.hpp"
 
 #include <unistd.h>
 
 #include <cstdarg>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
-namespace amdahl::profiler::detail {
-namespace {
-
-LogLevel parse_level() noexcept {
-  const char* v = std::getenv("AMDAHL_LOG_LEVEL");
-  if (v == nullptr || *v == '\0') return LogLevel::Warn;
-  struct Name { const char* text; LogLevel level; };
-  static constexpr Name kNames[] = {
-      {"trace", LogLevel::Trace}, {"debug", LogLevel::Debug}, {"info", LogLevel::Info},
-      {"warn", LogLevel::Warn},   {"warning", LogLevel::Warn}, {"error", LogLevel::Error},
-      {"err", LogLevel::Error},   {"off", LogLevel::Off},     {"critical", LogLevel::Error}};
-  for (const auto& n : kNames) {
-    if (strcasecmp(v, n.text) == 0) return n.level;
-  }
-  return LogLevel::Warn;
-}
-
-LogLevel current_level() noexcept {
-  static const LogLevel level = parse_level();
-  return level;
-}
-
-}  // namespace
+namespace amdahl::profiler {
 
 bool log_enabled(LogLevel level) noexcept {
-  return static_cast<int>(level) >= static_cast<int>(current_level()) && level != LogLevel::Off;
+  return static_cast<int>(level) >= static_cast<int>(collector_config().log_level) && level != LogLevel::Off;
 }
+
+namespace detail {
 
 void log_message(LogLevel level, const char* fmt, ...) noexcept {
   if (!log_enabled(level)) return;
@@ -58,4 +37,31 @@ void log_message(LogLevel level, const char* fmt, ...) noexcept {
   }
 }
 
-}  // namespace amdahl::profiler::detail
+}  // namespace detail
+
+namespace cupti {
+namespace {
+const char* level_name(LogLevel l) noexcept {
+  switch (l) {
+    case LogLevel::Trace: return "trace";
+    case LogLevel::Debug: return "debug";
+    case LogLevel::Info: return "info";
+    case LogLevel::Warn: return "warn";
+    case LogLevel::Error: return "error";
+    default: return "off";
+  }
+}
+}  // namespace
+
+void log(LogLevel level, const char* fmt, ...) noexcept {
+  if (!log_enabled(level)) return;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "amdahl-cupti[%d] %s: %s\n", static_cast<int>(getpid()), level_name(level), msg);
+}
+
+}  // namespace cupti
+}  // namespace amdahl::profiler

@@ -1,4 +1,4 @@
-// Unit tests of the CUPTI activity buffer pool and the logger's level parsing.
+// Unit tests of the CUPTI activity buffer pool (the log level parse: tests/profiler/test_collector_config.cpp).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "cupti_buffer_pool.hpp"
-#include "cupti_log.hpp"
 
 using amdahl::profiler::cupti::BufferPool;
 
@@ -74,16 +73,4 @@ TEST_CASE("concurrent take and give_back keep the books") {
   CHECK(pool.in_use() == 0);
   CHECK(pool.allocated() <= 8);
   CHECK(pool.foreign() == 0);
-}
-
-TEST_CASE("log levels parse case-insensitively and default to warn") {
-  using amdahl::profiler::cupti::LogLevel;
-  using amdahl::profiler::cupti::parse_log_level;
-  CHECK(parse_log_level("DEBUG") == LogLevel::Debug);
-  CHECK(parse_log_level("trace") == LogLevel::Trace);
-  CHECK(parse_log_level("Info") == LogLevel::Info);
-  CHECK(parse_log_level("error") == LogLevel::Error);
-  CHECK(parse_log_level("off") == LogLevel::Off);
-  CHECK(parse_log_level("") == LogLevel::Warn);
-  CHECK(parse_log_level("verbose") == LogLevel::Warn);
 }

@@ -1,11 +1,15 @@
 // Sampled GPU tracing without a GPU: the schedule parser and its step/time rules
-// (gpu_schedule.hpp), and the open/close/detach/re-attach state machine (gpu_trace_control.hpp)
-// driven through a fake CuptiOps that logs every call.
+// (gpu_schedule.hpp), the open/close/detach/re-attach state machine (gpu_trace_control.hpp)
+// driven through a fake CuptiOps that logs every call, and the activity orchestration
+// (cupti_activity.hpp: kinds, API selection, attach, detach, tear-down) driven through a fake
+// CuptiActivityApi that logs every call the same way.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "cupti_activity.hpp"
 #include "gpu_schedule.hpp"
 #include "gpu_trace_control.hpp"
 
@@ -23,6 +27,59 @@ struct FakeCupti final : CuptiOps {
   void disarm_detach() override { log += "disarm;"; }
   bool finalize() override { log += "finalize;"; return finalize_ok; }
 };
+
+// The CUPTI calls of the activity orchestration, logged as FakeCupti logs CuptiOps's. Kinds by
+// their index in cupti::Kind (0 DEVICE ... 5 RUNTIME, 6 DRIVER, 9 CUDA_EVENT, 10 OVERHEAD).
+struct FakeActivityApi final : cupti::CuptiActivityApi {
+  std::string log;
+  std::uint32_t refuse_mask = 0;  // kinds CUPTI refuses
+  bool callbacks_ok = true, subscribe_ok = true, arm_ok = true, finalize_ok = true;
+  cupti::LaunchApis launch{40, 30};
+  bool has_subscriber = false;
+  int kind_code(cupti::Kind k) const noexcept override { return 100 + static_cast<int>(k); }
+  bool enable(cupti::Kind k, const char** error) noexcept override {
+    const auto i = static_cast<unsigned>(k);
+    log += "on" + std::to_string(i) + ";";
+    if (refuse_mask & (1U << i)) *error = "refused";
+    return !(refuse_mask & (1U << i));
+  }
+  void disable(cupti::Kind k) noexcept override { log += "off" + std::to_string(static_cast<unsigned>(k)) + ";"; }
+  void flush(bool forced) noexcept override { log += forced ? "flush!;" : "flush;"; }
+  cupti::LaunchApis enable_launch_apis(bool driver, bool late) noexcept override {
+    log += std::string("apis(") + (driver ? "driver" : "") + (late ? ",late" : "") + ");";
+    return launch;
+  }
+  const char* register_callbacks(const char** error) noexcept override {
+    log += "callbacks;";
+    if (callbacks_ok) return nullptr;
+    *error = "not initialized";
+    return "cuptiActivityRegisterCallbacks";
+  }
+  bool subscribe() noexcept override {
+    log += "subscribe;";
+    has_subscriber = subscribe_ok;
+    return subscribe_ok;
+  }
+  void unsubscribe() noexcept override {
+    log += "unsubscribe;";
+    has_subscriber = false;
+  }
+  bool subscribed() const noexcept override { return has_subscriber; }
+  bool arm_detach() noexcept override { log += "arm;"; return arm_ok; }
+  void disarm_detach() noexcept override { log += "disarm;"; }
+  bool finalize() noexcept override {
+    log += "finalize;";
+    if (finalize_ok) has_subscriber = false;
+    return finalize_ok;
+  }
+  void sync_context() noexcept override { log += "sync;"; }
+};
+
+std::map<std::string, std::uint64_t> g_diags;  // what the orchestration counted
+void count(std::string_view key, std::uint64_t n) noexcept { g_diags[std::string(key)] += n; }
+
+// Every kind but DEVICE, RUNTIME and DRIVER (Launch mode: the API records go per call id).
+constexpr const char* kLaunchKinds = "on1;on2;on3;on4;on7;on8;on9;on10;";
 
 std::string actions(const GpuSchedule& s, std::uint64_t steps) {
   std::string out;
@@ -174,5 +231,136 @@ TEST_CASE("state machine: CUPTI refusals leave it attached and idle, or off for 
     c.open();
     c.close();
     CHECK(f.log == "disable;arm;finalize;attach;");
+  }
+}
+
+TEST_CASE("activity orchestration: a FROM:TO window starts with DEVICE only, opens, detaches, attaches again") {
+  g_diags.clear();
+  FakeActivityApi api;
+  api.has_subscriber = true;  // subscribed at start-up
+  cupti::ActivityControl a(api, cupti::ApiTrace::Launch, true, true, &count);
+  TraceControl c(a, false);
+  a.enable_kinds(true, false);  // start-up of a FROM:TO schedule
+  CHECK(api.log == "on0;");
+  CHECK(a.enabled(cupti::Kind::Device));
+  CHECK_FALSE(a.enabled(cupti::Kind::ConcurrentKernel));
+  api.log.clear();
+  c.open();  // step FROM: every kind, API records per call id (CUDA already runs: late)
+  CHECK(api.log == std::string(kLaunchKinds) + "apis(driver,late);");
+  CHECK(a.enabled(cupti::Kind::ConcurrentKernel));
+  CHECK(a.launch_apis().runtime == 40);
+  api.log.clear();
+  c.close();  // step TO: sync, forced flush, every kind but DEVICE off, the detach armed
+  CHECK(api.log == "sync;flush!;off1;off2;off3;off4;off7;off8;off9;off10;off5;off6;arm;");
+  CHECK(a.enabled(cupti::Kind::Device));
+  CHECK_FALSE(a.enabled(cupti::Kind::Memcpy));
+  api.log.clear();
+  c.on_api_exit();
+  CHECK(api.log == "flush!;finalize;");
+  CHECK(c.state() == TraceState::Detached);
+  CHECK(a.enabled(cupti::Kind::Device));  // CUPTI forgot every kind; DEVICE's records came already, not asked again
+  CHECK_FALSE(a.enabled(cupti::Kind::ConcurrentKernel));
+  api.log.clear();
+  c.open();  // attach again: callbacks, subscriber, the kinds (DEVICE records came at the first attach)
+  CHECK(api.log == std::string("callbacks;subscribe;") + kLaunchKinds + "apis(driver,late);");
+  CHECK(c.attaches() == 1);
+  CHECK(g_diags.empty());
+}
+
+TEST_CASE("activity orchestration: a sampled start-up traces everything from CUDA's start; tear-down") {
+  g_diags.clear();
+  FakeActivityApi api;
+  api.has_subscriber = true;
+  cupti::ActivityControl a(api, cupti::ApiTrace::Launch, true, true, &count);
+  a.enable_kinds(false, false);
+  CHECK(api.log == std::string("on0;") + kLaunchKinds + "apis(driver);");
+  api.log.clear();
+  a.enable_kinds(false, false);  // already on: only the API selection again
+  CHECK(api.log == "apis(driver);");
+  api.log.clear();
+  a.tear_down();
+  CHECK(api.log == "flush!;off0;off1;off2;off3;off4;off7;off8;off9;off10;off5;off6;unsubscribe;");
+  CHECK_FALSE(api.subscribed());
+}
+
+TEST_CASE("activity orchestration: API record modes and the driver switch") {
+  g_diags.clear();
+  SUBCASE("all: the RUNTIME and DRIVER kinds, no per-call selection") {
+    FakeActivityApi api;
+    cupti::ActivityControl a(api, cupti::ApiTrace::All, true, true, &count);
+    a.enable_kinds(false, false);
+    CHECK(api.log == "on0;on1;on2;on3;on4;on5;on6;on7;on8;on9;on10;");
+    api.log.clear();
+    a.disable_kinds();
+    CHECK(api.log == "flush!;off1;off2;off3;off4;off5;off6;off7;off8;off9;off10;");
+  }
+  SUBCASE("all without driver records") {
+    FakeActivityApi api;
+    cupti::ActivityControl a(api, cupti::ApiTrace::All, false, true, &count);
+    a.enable_kinds(false, false);
+    CHECK(api.log == "on0;on1;on2;on3;on4;on5;on7;on8;on9;on10;");
+  }
+  SUBCASE("none: no API records at all") {
+    FakeActivityApi api;
+    cupti::ActivityControl a(api, cupti::ApiTrace::None, true, true, &count);
+    a.enable_kinds(false, false);
+    CHECK(api.log == std::string("on0;") + kLaunchKinds);
+  }
+  SUBCASE("launch without driver records") {
+    FakeActivityApi api;
+    cupti::ActivityControl a(api, cupti::ApiTrace::Launch, false, true, &count);
+    a.enable_kinds(false, false);
+    CHECK(api.log == std::string("on0;") + kLaunchKinds + "apis();");
+  }
+  CHECK(g_diags.empty());
+}
+
+TEST_CASE("activity orchestration: refusals are counted once and not retried") {
+  g_diags.clear();
+  SUBCASE("a kind CUPTI refuses (CUDA_EVENT)") {
+    FakeActivityApi api;
+    api.refuse_mask = 1U << static_cast<unsigned>(cupti::Kind::CudaEvent);
+    cupti::ActivityControl a(api, cupti::ApiTrace::Launch, true, true, &count);
+    TraceControl c(a, true);
+    a.enable_kinds(false, false);
+    CHECK_FALSE(a.enabled(cupti::Kind::CudaEvent));
+    CHECK(g_diags["cupti.kind_not_enabled.109"] == 1);
+    c.close();  // CUDA_EVENT was never on: not disabled
+    CHECK(api.log.find("off9;") == std::string::npos);
+    api.log.clear();
+    c.open();  // no detach happened (no API exit): the kinds again, CUDA_EVENT not asked again
+    CHECK(api.log == "disarm;on1;on2;on3;on4;on7;on8;on10;apis(driver,late);");
+    CHECK(g_diags["cupti.kind_not_enabled.109"] == 1);
+  }
+  SUBCASE("no runtime call traceable one by one") {
+    FakeActivityApi api;
+    api.launch = {0, 12};
+    cupti::ActivityControl a(api, cupti::ApiTrace::Launch, true, true, &count);
+    a.enable_kinds(false, false);
+    CHECK(g_diags["cupti.launch_apis_unavailable"] == 1);
+  }
+  SUBCASE("the attach after a detach fails: counted, CUPTI off for good") {
+    FakeActivityApi api;
+    api.has_subscriber = true;
+    cupti::ActivityControl a(api, cupti::ApiTrace::Launch, true, true, &count);
+    TraceControl c(a, true);
+    a.enable_kinds(false, false);
+    c.close();
+    c.on_api_exit();
+    CHECK(c.state() == TraceState::Detached);
+    api.callbacks_ok = false;
+    api.log.clear();
+    c.open();
+    CHECK(api.log == "callbacks;");
+    CHECK(c.state() == TraceState::Off);
+    CHECK(g_diags["cupti.reattach_failed"] == 1);
+    c.open();  // off: no more calls
+    CHECK(api.log == "callbacks;");
+  }
+  SUBCASE("no resubscribe (AMDAHL_CUPTI_SUBSCRIBE=0): attach registers the callbacks only") {
+    FakeActivityApi api;
+    cupti::ActivityControl a(api, cupti::ApiTrace::Launch, true, false, &count);
+    CHECK(a.attach());
+    CHECK(api.log == "callbacks;");
   }
 }
