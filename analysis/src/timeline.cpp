@@ -109,16 +109,28 @@ std::vector<ApiKey> sorted_keys(const std::vector<Rec>& v) {
   return out;
 }
 
-// For every record of `queries` (pid, correlation id), the first API call with that key, or
-// kNoApiCall: a merge of the two sorted key lists (no hash map of millions of calls).
+// For every record of `queries` (pid, correlation id), its API call: of the calls with that
+// key, the last one that started no later than the record (CUPTI numbers correlations afresh
+// each time it is attached again, so a sampled profile holds one call per window with the same
+// id; a GPU op or sync belongs to the latest launch before it), else the first; kNoApiCall when
+// none has the key. A merge of the two sorted key lists (no hash map of millions of calls).
 template <class Rec>
-std::vector<std::uint32_t> match_api_calls(const std::vector<ApiKey>& apis, const std::vector<Rec>& queries) {
+std::vector<std::uint32_t> match_api_calls(const std::vector<ApiKey>& apis, const std::vector<format::ApiCallRec>& calls,
+                                           const std::vector<Rec>& queries) {
   std::vector<std::uint32_t> out(queries.size(), kNoApiCall);
   const std::vector<ApiKey> q = sorted_keys(queries);
   std::size_t a = 0;
   for (const ApiKey& k : q) {
     while (a < apis.size() && apis[a].first < k.first) ++a;
-    if (a < apis.size() && apis[a].first == k.first) out[k.second] = apis[a].second;
+    if (a >= apis.size() || apis[a].first != k.first) continue;
+    std::uint32_t pick = apis[a].second;
+    const std::int64_t t = queries[k.second].start_ns;
+    for (std::size_t b = a + 1; b < apis.size() && apis[b].first == k.first; ++b) {
+      const std::uint32_t c = apis[b].second;
+      if (calls[c].start_ns > t) continue;
+      if (calls[pick].start_ns > t || calls[c].start_ns >= calls[pick].start_ns) pick = c;
+    }
+    out[k.second] = pick;
   }
   return out;
 }
@@ -137,7 +149,7 @@ struct BlockingNames {
 }  // namespace
 
 std::vector<std::uint32_t> launching_api_calls(const format::RecordSet& rs) {
-  return match_api_calls(sorted_keys(rs.api_calls), rs.gpu_ops);
+  return match_api_calls(sorted_keys(rs.api_calls), rs.api_calls, rs.gpu_ops);
 }
 
 const Segment* Lane::segment_at(std::int64_t t) const {
@@ -238,9 +250,9 @@ Timeline build_timeline(const format::RecordSet& rs, const StageRules& rules) {
   }
   {
     const std::vector<ApiKey> apis = sorted_keys(rs.api_calls);
-    tl.api_of_op = match_api_calls(apis, rs.gpu_ops);
+    tl.api_of_op = match_api_calls(apis, rs.api_calls, rs.gpu_ops);
     const std::vector<std::uint32_t> api_of_sync = rs.syncs.empty() ? std::vector<std::uint32_t>{}
-                                                                    : match_api_calls(apis, rs.syncs);
+                                                                    : match_api_calls(apis, rs.api_calls, rs.syncs);
     for (std::size_t k = 0; k < rs.syncs.size(); ++k) {
       const auto& s = rs.syncs[k];
       if (s.kind == format::SyncKind::StreamWaitEvent || s.end_ns <= s.start_ns) continue;

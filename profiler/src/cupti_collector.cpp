@@ -340,6 +340,10 @@ struct RealActivityApi final : CuptiActivityApi {
   bool finalize() noexcept override {
     if (!ok(cuptiFinalize(), "cuptiFinalize")) return false;
     g_state->subscriber = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(g_state->mu);
+      g_state->converter.new_correlation_epoch();  // the window's buffers were flushed before
+    }
     return true;
   }
   void sync_context() noexcept override { sync_current_context(); }

@@ -174,7 +174,7 @@ bool ActivityConverter::convert(const CUpti_Activity* rec, format::RecordSet& ou
 // The fields every GPU-operation record shares (kernel, memcpy, memset layouts all name them
 // alike).
 template <class Rec>
-format::GpuOpRec ActivityConverter::gpu_op(const Rec& r, format::GpuOpKind kind) const {
+format::GpuOpRec ActivityConverter::gpu_op(const Rec& r, format::GpuOpKind kind) {
   format::GpuOpRec g;
   g.pid = pid_;
   g.device = r.deviceId;
@@ -183,7 +183,7 @@ format::GpuOpRec ActivityConverter::gpu_op(const Rec& r, format::GpuOpKind kind)
   g.kind = kind;
   g.start_ns = ns(r.start);
   g.end_ns = ns(r.end);
-  g.correlation_id = r.correlationId;
+  g.correlation_id = correlation(r.correlationId);
   g.graph_id = r.graphId;
   return g;
 }
@@ -247,7 +247,7 @@ bool ActivityConverter::convert_api(const CUpti_ActivityAPI& a, format::RecordSe
   }
   r.start_ns = ns(a.start);
   r.end_ns = ns(a.end);
-  r.correlation_id = a.correlationId;
+  r.correlation_id = correlation(a.correlationId);
   out.api_calls.push_back(r);
   return true;
 }
@@ -262,7 +262,7 @@ bool ActivityConverter::convert_sync(const CUpti_ActivitySynchronization2& s, fo
   r.kind = map_sync_kind(s.type);
   r.start_ns = ns(s.start);
   r.end_ns = ns(s.end);
-  r.correlation_id = s.correlationId;
+  r.correlation_id = correlation(s.correlationId);
   out.syncs.push_back(r);
   return true;
 }
@@ -277,7 +277,7 @@ bool ActivityConverter::convert_cuda_event(const CUpti_ActivityCudaEvent2& e, fo
   r.context = e.contextId;
   r.stream = e.streamId;
   r.event = e.eventId;
-  r.correlation_id = e.correlationId;
+  r.correlation_id = correlation(e.correlationId);
   r.device_ts_ns = ns(e.deviceTimestamp);
   out.event_records.push_back(r);
   return true;

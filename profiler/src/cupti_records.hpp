@@ -66,12 +66,23 @@ class ActivityConverter {
   bool convert(const CUpti_Activity* rec, format::RecordSet& out);
 
   const ConvertStats& stats() const noexcept { return stats_; }
+  // CUPTI numbers correlations afresh after each cuptiFinalize (a sampled run attaches again per
+  // window): the ids of records converted after this call continue after the largest id so far,
+  // so that (pid, correlation id) stays unique in the profile. Call it once CUPTI detached and
+  // every buffer of the window was converted.
+  void new_correlation_epoch() noexcept { corr_base_ = corr_max_; }
   // Returns the stats gathered since the last call and starts counting afresh.
   ConvertStats take_stats() noexcept;
 
  private:
   template <class Rec>
-  format::GpuOpRec gpu_op(const Rec& r, format::GpuOpKind kind) const;
+  format::GpuOpRec gpu_op(const Rec& r, format::GpuOpKind kind);
+  std::uint32_t correlation(std::uint32_t id) noexcept {
+    if (id == 0) return 0;  // 0: none
+    const std::uint32_t v = corr_base_ + id;
+    if (v > corr_max_) corr_max_ = v;
+    return v;
+  }
   bool convert_kernel(const CUpti_ActivityKernel10& k, format::RecordSet& out);
   bool convert_memcpy(const CUpti_ActivityMemcpy6& m, format::RecordSet& out);
   bool convert_memcpy_p2p(const CUpti_ActivityMemcpyPtoP4& m, format::RecordSet& out);
@@ -92,6 +103,7 @@ class ActivityConverter {
   // Kernel names are shared by all records of a kernel: cache by pointer, checked by content.
   std::unordered_map<const char*, std::pair<std::string, format::StrId>> kernel_names_;
   std::unordered_map<std::uint64_t, format::StrId> api_names_;
+  std::uint32_t corr_base_ = 0, corr_max_ = 0;
 };
 
 // Orders GPU ops, API calls and syncs by start time (stable: equal starts keep arrival order),

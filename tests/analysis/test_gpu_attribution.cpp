@@ -59,6 +59,25 @@ TEST_CASE("GPU ops take the launching thread's innermost stage, else their kind'
   CHECK(st[5].stage == tl.stage_id("disk_io"));  // the stage open at the launch, not the kind
 }
 
+TEST_CASE("a correlation id used again (CUPTI attached again per window) matches the latest launch before the op") {
+  // Profiles of sampled runs made before the collector kept ids unique reuse them per window.
+  ProfileBuilder b;
+  b.stage(1, "step", 0, 10).stage(1, "step", 100, 110);
+  b.stage(1, "h2d", 0, 2).api(1, "cudaMemcpyAsync", 0.1, 0.2, 5);
+  b.gpu(GpuOpKind::Memcpy, 0.5, 1, 5, CopyKind::HtoD);
+  b.stage(1, "gpu_compute", 100, 103).api(1, "cudaLaunchKernel", 100.1, 100.2, 5);
+  b.gpu(GpuOpKind::Kernel, 101, 105, 5, CopyKind::Unknown, "gemm_kernel");
+  StageRules rules;
+  const Timeline tl = build_timeline(b.profile.records, rules);
+  REQUIRE(tl.api_of_op.size() == 2);
+  CHECK(tl.api_of_op[0] == 0);
+  CHECK(tl.api_of_op[1] == 1);
+  const auto st = attribute_gpu_ops(tl);
+  CHECK(st[0].stage == tl.stage_id("h2d"));
+  CHECK(st[1].stage == tl.stage_id("gpu_compute"));
+  CHECK(st[1].launch_delay_ns == ms(0.9));
+}
+
 TEST_CASE("GPU busy per stage, idle, launch delays, and sync waits in the report") {
   AnalysisOptions opt;
   opt.warmup = 0;

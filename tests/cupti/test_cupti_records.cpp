@@ -322,6 +322,46 @@ TEST_CASE("API records without a process id take the converter's pid") {
   CHECK(in.str(out.api_calls[0].name) == "cbid:211");  // no name function
 }
 
+TEST_CASE("after CUPTI attaches again, correlation ids continue after the largest so far") {
+  // CUPTI numbers correlations afresh after cuptiFinalize: a sampled run's second window would
+  // reuse the first window's ids, and its kernels would be matched to the first window's launches.
+  TableInterner in;
+  ActivityConverter conv(77, in, nullptr);
+  format::RecordSet out;
+  auto api = [&](std::uint32_t corr, std::uint64_t t) {
+    CUpti_ActivityAPI a;
+    std::memset(&a, 0, sizeof a);
+    a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    a.cbid = 211;
+    a.start = t;
+    a.end = t + 1;
+    a.correlationId = corr;
+    REQUIRE(conv.convert(reinterpret_cast<const CUpti_Activity*>(&a), out));
+  };
+  auto kernel = [&](std::uint32_t corr, std::uint64_t t) {
+    const CUpti_ActivityKernel10 k = make_kernel("k", t, t + 5, corr);
+    REQUIRE(conv.convert(reinterpret_cast<const CUpti_Activity*>(&k), out));
+  };
+  api(1, 10);
+  kernel(1, 12);
+  api(7, 20);
+  kernel(7, 22);
+  conv.new_correlation_epoch();  // detached and attached again
+  api(1, 100);
+  kernel(1, 102);
+  api(0, 110);  // 0 stays "none"
+  REQUIRE(out.api_calls.size() == 4);
+  REQUIRE(out.gpu_ops.size() == 3);
+  CHECK(out.api_calls[0].correlation_id == 1);
+  CHECK(out.api_calls[1].correlation_id == 7);
+  CHECK(out.api_calls[2].correlation_id == 8);
+  CHECK(out.gpu_ops[2].correlation_id == 8);
+  CHECK(out.api_calls[3].correlation_id == 0);
+  conv.new_correlation_epoch();
+  api(3, 200);
+  CHECK(out.api_calls[4].correlation_id == 11);
+}
+
 TEST_CASE("synchronization records: kind, context, stream, event, correlation") {
   TableInterner in;
   ActivityConverter conv(10, in, &fake_api_name);
