@@ -19,17 +19,14 @@ add_library(amdahl_collector SHARED
   ${CMAKE_CURRENT_LIST_DIR}/src/crash_handler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/nvtx_injection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/proc_info.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/elf_probe.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/step_window.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tsc_clock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/spill_file.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/gpu_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/wide_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/log.cpp)
 target_include_directories(amdahl_collector PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src)
 target_link_libraries(amdahl_collector
   PUBLIC amdahl_format
-  PRIVATE amdahl_nvtx3 Threads::Threads)
+  PRIVATE amdahl_nvtx3 amdahl_profile_options Threads::Threads)
 set_target_properties(amdahl_collector PROPERTIES
   OUTPUT_NAME amdahl_collector
   NO_SONAME OFF

@@ -35,8 +35,8 @@ endif()
 
 add_library(amdahl_cupti SHARED ${CMAKE_CURRENT_LIST_DIR}/src/cupti_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cupti_activity.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/gpu_schedule.cpp ${CMAKE_CURRENT_LIST_DIR}/src/gpu_trace_control.cpp)
-target_link_libraries(amdahl_cupti PRIVATE amdahl_cupti_records amdahl_collector CUDA::cupti ${CMAKE_DL_LIBS})
+  ${CMAKE_CURRENT_LIST_DIR}/src/gpu_trace_control.cpp)
+target_link_libraries(amdahl_cupti PRIVATE amdahl_cupti_records amdahl_collector amdahl_profile_options CUDA::cupti ${CMAKE_DL_LIBS})
 get_target_property(_amdahl_cupti_lib CUDA::cupti IMPORTED_LOCATION)
 if(NOT _amdahl_cupti_lib)
   set(_amdahl_cupti_lib ${CUDA_cupti_LIBRARY})
