@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cinttypes>
-#include <cstdio>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -49,12 +48,6 @@ std::int64_t length(const std::vector<Interval>& v) {
   std::int64_t t = 0;
   for (const auto& i : v) t += i.end_ns - i.start_ns;
   return t;
-}
-
-std::string pct(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * share);
-  return buf;
 }
 
 double share(std::int64_t part, std::int64_t whole) {
@@ -200,50 +193,27 @@ GpuOnlyReport summarize_gpu_only(const format::Profile& profile, std::size_t top
 
   // Verdict: GPU bound when it is idle less than a fifth of its active span; otherwise launch
   // bound when most of that idle time is in gaps under kLaunchGapNs, else host bound.
-  char buf[512];
+  constexpr double gap_ns = static_cast<double>(kLaunchGapNs);
   if (r.idle_share_active < 0.2) {
     r.bound = "gpu_bound";
-    std::snprintf(buf, sizeof buf,
-                  "GPU bound: the GPU is busy %s of the time from its first to its last operation; faster or fewer "
-                  "kernels shorten the run", pct(1 - r.idle_share_active).c_str());
+    r.verdict = findings::GpuBound{1 - r.idle_share_active};
   } else if (r.short_gap_share >= 0.5) {
     r.bound = "launch_bound";
-    std::snprintf(buf, sizeof buf,
-                  "launch bound: the GPU is idle %s of the time from its first to its last operation, %s of that in "
-                  "gaps under %.0f us between operations (the host issuing work too slowly: Python, dispatch, "
-                  "launches); a faster host gives at most %.2fx", pct(r.idle_share_active).c_str(),
-                  pct(r.short_gap_share).c_str(), kLaunchGapNs / 1e3, r.host_speedup_bound);
+    r.verdict = findings::LaunchBound{r.idle_share_active, r.short_gap_share, gap_ns, r.host_speedup_bound};
   } else {
     r.bound = "host_bound";
-    std::snprintf(buf, sizeof buf,
-                  "host bound: the GPU is idle %s of the time from its first to its last operation, %s of that in "
-                  "gaps of %.0f us or more (host work between GPU work: input loading, Python, synchronisation); "
-                  "a faster host gives at most %.2fx", pct(r.idle_share_active).c_str(),
-                  pct(1 - r.short_gap_share).c_str(), kLaunchGapNs / 1e3, r.host_speedup_bound);
+    r.verdict = findings::HostBound{r.idle_share_active, 1 - r.short_gap_share, gap_ns, r.host_speedup_bound};
   }
-  r.verdict = buf;
   r.how_to_get_stages =
       "host stages are unknown: the profile has no step and no stage ranges. For a PyTorch script run "
       "`amdahl profile --torch -- python3 train.py` (the default for Python commands); otherwise annotate with NVTX "
       "ranges in domain `amdahl` (docs/annotation-guide.md). Until then the GPU idle time is an upper bound of what "
       "input and host work cost.";
 
-  if (const auto it = profile.meta.find("torch"); it != profile.meta.end()) {
-    if (it->second == "off")
-      r.notes.push_back("PyTorch annotation was switched off (--no-torch)");
-    else if (it->second == "missing")
-      r.notes.push_back("PyTorch annotation was asked for, but the amdahl_torch package was missing");
-    else if (it->second.rfind("unavailable", 0) == 0)
-      r.notes.push_back("PyTorch annotation was not possible: " + it->second);
-    else
-      r.notes.push_back("PyTorch annotation was on, but recorded no ranges (did the script import torch?)");
-  }
-  if (r.run_source == "records")
-    r.notes.push_back("the run's start and end are not in the profile: the run is taken from the first to the last "
-                      "GPU or CUDA API record");
-  if (r.devices.size() > 1)
-    r.notes.push_back("busy and idle are summed over " + std::to_string(r.devices.size()) +
-                      " devices (process, device); shares are of their summed time");
+  if (const auto it = profile.meta.find("torch"); it != profile.meta.end())
+    r.notes.push_back(findings::TorchAnnotation{it->second});
+  if (r.run_source == "records") r.notes.push_back(findings::RunFromRecords{});
+  if (r.devices.size() > 1) r.notes.push_back(findings::DevicesSummed{r.devices.size()});
   for (const auto& d : rs.diagnostics)
     r.diagnostics.push_back({d.pid, rs.str(d.key), d.count, rs.str(d.detail)});
   return r;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "amdahl/analysis/projections.hpp"
 #include "amdahl/analysis/restructure.hpp"
@@ -16,18 +15,6 @@ constexpr double kWorthwhile = 1.02;    // an action must give at least 2% by it
 constexpr std::size_t kFewSteps = 5;    // fewer analysed steps: profile more first
 constexpr double kWorkersNodeLimit = 5e6;  // the --workers replay copies the graph: not past this
 
-std::string pct(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", f * 100.0);
-  return buf;
-}
-
-std::string times(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", s);
-  return buf;
-}
-
 bool is_input(const std::string& s) { return s == "disk_io" || s == "cpu_preprocess" || s == kDataLoadingStage; }
 
 // The whole-run speedup with the stage 2x faster, and what that figure is.
@@ -36,11 +23,8 @@ std::pair<double, std::string> at_2x(const StageProjection& s) {
   return {s.classic.x2, "classic"};
 }
 
-std::string limit_clause(const StageProjection& s) {
-  const double lim = s.replay ? s.replay->limit : s.classic.limit;
-  if (!std::isfinite(lim) || lim > 1e6) return "";
-  return ", at most " + times(lim) + " with the stage taking no time";
-}
+// The whole-run speedup with the stage taking no time.
+double limit_of(const StageProjection& s) { return s.replay ? s.replay->limit : s.classic.limit; }
 
 struct Candidate {
   NextAction action;
@@ -59,13 +43,8 @@ std::optional<Candidate> input_action(const Report& r, const Projections& p, con
       share += s.fraction;
     }
   if (in.empty()) return std::nullopt;
-  std::string names;
   std::vector<std::string> stages;
-  for (const auto* s : in) {
-    names += (names.empty() ? "" : ", ") + s->stage;
-    stages.push_back(s->stage);
-  }
-  const std::string head = "input (" + names + ") holds " + pct(share) + " of the step time";
+  for (const auto* s : in) stages.push_back(s->stage);
   if (p.replay && r.graph && static_cast<double>(r.graph->nodes.size()) <= kWorkersNodeLimit) {
     const LoadingLanes lanes = loading_lanes(*r.graph, stages);
     const std::size_t n = lanes.on_driver ? 4 : std::max<std::size_t>(2, 2 * std::max<std::size_t>(1, lanes.other_lanes));
@@ -89,10 +68,8 @@ std::optional<Candidate> input_action(const Report& r, const Projections& p, con
       c.gain = w.simulated_speedup;
       c.share = share;
       c.action = {"input", in.front()->stage,
-                  head + ": more DataLoader workers (" + std::to_string(n) + " loader workers give " +
-                      times(w.simulated_speedup) + " by replay" +
-                      (lanes.on_driver ? ", the loading moved off the training thread" : "") + ")",
-                  cmd, w.simulated_speedup, "replay"};
+                  findings::MoreLoaderWorkers{stages, share, n, w.simulated_speedup, lanes.on_driver}, cmd,
+                  w.simulated_speedup, "replay"};
       return c;
     } catch (const std::exception&) {
       // No batches to move or no produce/consume links: the stages made faster instead.
@@ -103,9 +80,7 @@ std::optional<Candidate> input_action(const Report& r, const Projections& p, con
   Candidate c;
   c.gain = g;
   c.share = share;
-  c.action = {"input", top->stage,
-              head + ": faster loading (" + top->stage + " 2x faster gives " + times(g) + " by " + basis +
-                  limit_clause(*top) + "; more workers, a faster format or caching)",
+  c.action = {"input", top->stage, findings::FasterLoading{stages, share, top->stage, g, basis, limit_of(*top)},
               "amdahl whatif " + prof + " --speedup " + shell_arg(top->stage + "=2"), g, basis};
   return c;
 }
@@ -134,10 +109,7 @@ std::optional<Candidate> launch_action(const Report& r, const Projections& p, co
   Candidate c;
   c.gain = g;
   c.share = share;
-  c.action = {"launch", best->name,
-              "the host side of " + best->name + " (launching GPU work, library host code) holds " + pct(share) +
-                  " of the step time: CUDA graphs, torch.compile or larger batches cut it (2x less host time gives " +
-                  times(g) + " by " + basis + "; a faster GPU shortens none of it)",
+  c.action = {"launch", best->name, findings::FasterHostSide{best->name, share, g, basis},
               "amdahl whatif " + prof + " --speedup " + shell_arg(best->name + ":host=2"), g, basis};
   return c;
 }
@@ -147,24 +119,12 @@ Candidate stage_action(const StageProjection& s, const std::string& prof) {
   Candidate c;
   c.gain = g;
   c.share = s.fraction;
-  std::string kind = "stage", what;
-  const std::string head = s.stage + " holds " + pct(s.fraction) + " of the step time";
-  if (s.stage == "gpu_compute") {
-    kind = "compute";
-    what = "GPU compute (" + pct(s.fraction) + " of the step time): a faster GPU or AMP (2x faster kernels give " +
-           times(g) + " by " + basis + limit_clause(s) + ")";
-  } else if (s.stage == "h2d" || s.stage == "d2h") {
-    kind = "transfer";
-    what = head + ": pinned memory and non_blocking copies on a side stream overlap it with compute (2x faster " +
-           "copies give " + times(g) + " by " + basis + limit_clause(s) + ")";
-  } else if (s.stage == "communication") {
-    kind = "communication";
-    what = head + ": overlap it with the backward pass (gradient bucketing) or use a faster interconnect (2x " +
-           "faster gives " + times(g) + " by " + basis + limit_clause(s) + ")";
-  } else {
-    what = head + ": 2x faster gives " + times(g) + " by " + basis + limit_clause(s);
-  }
-  c.action = {kind, s.stage, what, "amdahl whatif " + prof + " --speedup " + shell_arg(s.stage + "=2"), g, basis};
+  std::string kind = "stage";
+  if (s.stage == "gpu_compute") kind = "compute";
+  else if (s.stage == "h2d" || s.stage == "d2h") kind = "transfer";
+  else if (s.stage == "communication") kind = "communication";
+  c.action = {kind, s.stage, findings::FasterStage{s.stage, s.fraction, g, basis, limit_of(s)},
+              "amdahl whatif " + prof + " --speedup " + shell_arg(s.stage + "=2"), g, basis};
   return c;
 }
 
@@ -175,31 +135,23 @@ std::vector<NextAction> next_actions(const Report& r, const Projections& p, cons
   std::vector<NextAction> out;
   // First what makes the figures doubtful.
   if (r.steps == 0) {
-    out.push_back({"window", "",
-                   "no step ranges: the figures cover the whole run, set-up included; mark each training step "
-                   "with a `step` range (docs/annotation-guide.md), or let `amdahl profile` annotate PyTorch",
-                   "amdahl stages " + prof, std::nullopt, ""});
+    out.push_back({"window", "", findings::MarkSteps{}, "amdahl stages " + prof, std::nullopt, ""});
   } else if (r.steps < kFewSteps) {
     const auto src = r.meta.find("source");
     const auto cmd = r.meta.find("command");
     const bool imported = src != r.meta.end() && src->second == "kineto";
-    const std::string head = "window too short: only " + std::to_string(r.steps) +
-                             " analysed step(s), so one slow step moves every figure; ";
     if (imported)  // the profile is an import: its command is the import (amdahl import TRACE)
-      out.push_back({"window", "", head + "record more steps with the PyTorch profiler (its schedule's active steps), "
-                                          "then import the trace again",
+      out.push_back({"window", "", findings::ProfileMoreSteps{r.steps, true},
                      cmd != r.meta.end() ? cmd->second + " -o " + prof + " --force" : "amdahl import TRACE -o " + prof,
                      std::nullopt, ""});
     else
-      out.push_back({"window", "", head + "profile more steps",
+      out.push_back({"window", "", findings::ProfileMoreSteps{r.steps, false},
                      "amdahl profile -o " + prof + " -- " + (cmd != r.meta.end() ? cmd->second : std::string("COMMAND")),
                      std::nullopt, ""});
   }
-  if (!r.stages.empty() && r.verdict.rfind("unannotated", 0) == 0) {
-    out.push_back({"unannotated", "",
-                   pct(r.stages.back().fraction) + " of the step time is in no stage: annotate it (stage ranges, or "
-                   "a --stages rule file for the range names it already has) before trusting the other figures",
-                   "amdahl stages " + prof, std::nullopt, ""});
+  if (!r.stages.empty() && std::holds_alternative<findings::Unannotated>(r.verdict)) {
+    out.push_back({"unannotated", "", findings::AnnotateOther{r.stages.back().fraction}, "amdahl stages " + prof,
+                   std::nullopt, ""});
   }
   std::vector<Candidate> cands;
   if (auto c = input_action(r, p, prof)) cands.push_back(*c);
@@ -214,9 +166,7 @@ std::vector<NextAction> next_actions(const Report& r, const Projections& p, cons
     if (c.gain >= kWorthwhile) out.push_back(c.action);
   }
   if (out.empty()) {
-    out.push_back({"balanced", "",
-                   "no single stage 2x faster gives 2% or more: the time is spread out; see what a target needs",
-                   "amdahl whatif " + prof + " --target 1.1", std::nullopt, ""});
+    out.push_back({"balanced", "", findings::Balanced{}, "amdahl whatif " + prof + " --target 1.1", std::nullopt, ""});
   }
   return out;
 }

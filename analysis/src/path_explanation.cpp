@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace amdahl::analysis {
 namespace {
@@ -13,19 +12,6 @@ std::string lane_label(const ReplayLane& l) {
   if (l.gpu) return "GPU work on " + l.name;
   const std::string who = l.name.empty() ? "tid " + std::to_string(l.id) : "'" + l.name + "'";
   return "host work on thread " + who;
-}
-
-std::string pct(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", f * 100.0);
-  return buf;
-}
-
-std::string ms(double ns) {
-  char buf[48];
-  if (ns >= 1e9) std::snprintf(buf, sizeof buf, "%.2f s", ns / 1e9);
-  else std::snprintf(buf, sizeof buf, "%.1f ms", ns / 1e6);
-  return buf;
 }
 
 }  // namespace
@@ -62,28 +48,6 @@ PathExplanation explain_path(const ReplayGraph& g, const CriticalPath& cp) {
   }
   e.queue_depth = g.queue_depth;
 
-  std::string t = "critical path:";
-  std::size_t shown = 0;
-  for (const auto& p : e.lanes) {
-    if (shown == 3 || p.fraction < 0.02) break;
-    t += (shown++ ? ", " : " ") + pct(p.fraction) + " " + p.what;
-  }
-  if (e.path_ns > 0 && e.launch_ns / e.path_ns >= 0.02) t += "; launch calls outside stages " + pct(e.launch_ns / e.path_ns);
-  if (e.path_ns > 0 && e.gap_ns / e.path_ns >= 0.02) t += "; gaps (launch latency, wake-ups) " + pct(e.gap_ns / e.path_ns);
-  const HostWaits& q = e.waits[static_cast<std::size_t>(EdgeKind::QueueFull)];
-  if (q.count > 0) {
-    t += "; the host waited on a full launch queue " + std::to_string(q.count) + " times (" + ms(q.ns);
-    if (e.queue_depth > 0) t += ", about " + std::to_string(e.queue_depth) + " ops in flight";
-    t += ")";
-  }
-  const HostWaits& s = e.waits[static_cast<std::size_t>(EdgeKind::ImplicitSync)];
-  if (s.count > 0)
-    t += "; " + std::to_string(s.count) + " calls that are not syncs waited for the GPU (" + ms(s.ns) + ")";
-  const HostWaits& c = e.waits[static_cast<std::size_t>(EdgeKind::Completion)];
-  const HostWaits& ev = e.waits[static_cast<std::size_t>(EdgeKind::Event)];
-  if (c.count + ev.count > 0)
-    t += "; explicit syncs " + std::to_string(c.count + ev.count) + " (" + ms(c.ns + ev.ns) + ")";
-  e.text = t;
   return e;
 }
 

@@ -3,16 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace amdahl::analysis {
 namespace {
-
-std::string f(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 const StageRow* find_row(const Report& r, const std::string& name) {
   for (const auto& s : r.stages)
@@ -32,7 +25,7 @@ ProfileDiff diff_reports(const Report& a, const Report& b) {
   const double na = d.per_step ? static_cast<double>(a.steps) : 1.0;
   const double nb = d.per_step ? static_cast<double>(b.steps) : 1.0;
   if (!d.per_step)
-    d.notes.push_back("a run has no steps: figures are for the whole analysis window of each run, not per step");
+    d.notes.push_back(findings::DiffWithoutSteps{});
   d.step_a_ns = static_cast<double>(a.wall_ns) / na;
   d.step_b_ns = static_cast<double>(b.wall_ns) / nb;
   d.speedup = d.step_b_ns > 0 ? d.step_a_ns / d.step_b_ns : 1.0;
@@ -77,18 +70,16 @@ ProfileDiff diff_reports(const Report& a, const Report& b) {
   }
 
   // Summary: the step change and the stage that moved it most.
-  const std::string unit = d.per_step ? "step" : "window";
-  d.summary = unit + " " + f("%.2f", d.step_a_ns / 1e6) + " ms -> " + f("%.2f", d.step_b_ns / 1e6) + " ms";
-  if (std::fabs(d.speedup - 1) < 0.005) d.summary += " (unchanged)";
-  else
-    d.summary += " (b takes " + f("%.2f", 1 / d.speedup) + "x the time of a: " +
-                 (d.speedup > 1 ? f("%.2f", d.speedup) + "x faster)" : f("%.2f", 1 / d.speedup) + "x slower)");
+  findings::DiffSummary sum{d.per_step, d.step_a_ns, d.step_b_ns, d.speedup, "", "", 0};
   const StageDiff* top = nullptr;
   for (const auto& s : d.stages)
     if (!top || std::fabs(s.change_ns) > std::fabs(top->change_ns)) top = &s;
-  if (top && top->verdict != "unchanged")
-    d.summary += "; largest change: " + top->name + " " + (top->change_ns < 0 ? "-" : "+") +
-                 f("%.2f", std::fabs(top->change_ns) / 1e6) + " ms exposed per " + unit + " (" + top->verdict + ")";
+  if (top && top->verdict != "unchanged") {
+    sum.top_stage = top->name;
+    sum.top_verdict = top->verdict;
+    sum.top_change_ns = top->change_ns;
+  }
+  d.summary = std::move(sum);
   return d;
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <numeric>
 
@@ -19,16 +18,11 @@ constexpr double kRemoved = 1e9;  // the factor that leaves nothing of a stage (
 
 bool shown(const StageRow& s) { return !s.is_other && (s.exposed_ns > 0.5 || s.total_ns > 0.5 || s.gpu_busy_ns > 0); }
 
-// Why a report has no replay: the fallback note says it ("... could not be used (WHY)").
-std::string fallback_reason(const Report& r) {
-  constexpr std::string_view kHead = "the dependency graph could not be used (";
+// Why a report has no replay: its note that the graph could not be used says it.
+findings::ClassicOnly fallback_reason(const Report& r) {
   for (const auto& n : r.notes)
-    if (const std::size_t at = n.find(kHead); at != std::string::npos) {
-      std::string why = n.substr(at + kHead.size());
-      if (!why.empty() && why.back() == ')') why.pop_back();
-      return "the run's dependency graph could not be replayed (" + why + ")";
-    }
-  return "the run's dependency graph could not be replayed";
+    if (const auto* why = std::get_if<findings::DrivingThreadBasis>(&n)) return {*why};
+  return {};
 }
 
 const StageCurve* curve_of(const ProjectionOptions& o, const std::string& stage) {
@@ -149,13 +143,7 @@ Projections compute_projections(const Report& r, const ProjectionOptions& o) {
 
 UserWhatIf summarize_user_whatif(const WhatIf& w) {
   UserWhatIf u;
-  for (const auto& req : w.requests) {
-    const std::string name = req.host ? req.stage + ":host" : req.stage;
-    u.speedups.emplace_back(name, req.factor);
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%s%s %gx", u.change.empty() ? "" : " and ", name.c_str(), req.factor);
-    u.change += buf;
-  }
+  for (const auto& req : w.requests) u.speedups.emplace_back(req.host ? req.stage + ":host" : req.stage, req.factor);
   u.classic = w.naive_speedup;
   u.replay = w.simulated_speedup;
   u.replayed = w.simulation_implemented;

@@ -1,7 +1,6 @@
 // The ring all-reduce model and the projection of a profile to another number of ranks
 // (ranks.hpp: ring_allreduce_ns, project_ranks).
 #include <algorithm>
-#include <cstdio>
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/ranks.hpp"
@@ -43,17 +42,6 @@ RankProjection project_ranks(const RankAnalysis& ranks, std::size_t to_ranks,
   p.fixed_ns = std::max(0.0, p.measured_ns - (ring_allreduce_ns(p.bytes, p.from_ranks, p.bytes_per_s, 0)));
   p.projected_ns = ring_allreduce_ns(p.bytes, to_ranks, p.bytes_per_s, p.fixed_ns);
   p.factor = p.projected_ns > 0 ? p.measured_ns / p.projected_ns : 1.0;
-  char buf[640];
-  std::snprintf(buf, sizeof buf,
-                "ring all-reduce: T(M) = F + 2(M-1)/M * B / bw with B = %.0f bytes per collective (measured), "
-                "bw = %.3g GB/s (%s), F = %.3f ms fixed cost per collective (the measured %.3f ms at %zu rank%s "
-                "less its modelled transfer); T(%zu) = %.3f ms, so communication is scaled by %.3gx and the run "
-                "replayed (compute per rank unchanged: the per-rank batch stays the same, weak scaling)",
-                p.bytes, p.bytes_per_s / 1e9,
-                p.bandwidth_measured ? "measured: the collective's whole time taken as transfer" : "given",
-                p.fixed_ns / 1e6, p.measured_ns / 1e6, p.from_ranks, p.from_ranks == 1 ? "" : "s", to_ranks,
-                p.projected_ns / 1e6, p.factor);
-  p.model = buf;
   return p;
 }
 

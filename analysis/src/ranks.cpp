@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 namespace amdahl::analysis {
@@ -180,7 +179,7 @@ RankAnalysis analyze_ranks(const Timeline& tl, const Interval& window, std::size
   out.comm_bytes = static_cast<std::int64_t>(std::llround(median(bytes)));
   out.transfer_ns = median(transfers);
   if (out.collectives == 0) {
-    out.line = out.world < 2 ? "" : "no collective (communication range) is matched across the ranks";
+    if (out.world >= 2) out.line = findings::NoCollective{};
     return out;
   }
   const double nc = static_cast<double>(out.collectives);
@@ -213,13 +212,9 @@ RankAnalysis analyze_ranks(const Timeline& tl, const Interval& window, std::size
   // last, and nobody waits for it.)
   const bool late_often = 2 * w.times_last > out.collectives && w.lateness_ns > 0;
   const bool costly = step_med - fixed_step >= 0.03 * step_med;
-  char buf[512];
   if (!late_often || !costly) {
-    std::snprintf(buf, sizeof buf,
-                  "no straggler: rank %u was last at %zu of %zu collectives (%.2f ms after the median rank on average), "
-                  "and the other ranks lost %.2f ms per step waiting for the last arrival",
-                  w.rank, w.times_last, out.collectives, w.lateness_ns / 1e6, std::max(0.0, step_med - fixed_step) / 1e6);
-    out.line = buf;
+    out.line = findings::NoStraggler{w.rank, w.times_last, out.collectives, w.lateness_ns,
+                                     std::max(0.0, step_med - fixed_step)};
     return out;
   }
   out.straggler = worst;
@@ -242,20 +237,12 @@ RankAnalysis analyze_ranks(const Timeline& tl, const Interval& window, std::size
       out.late_stage_others_ns = median(others);
     }
   }
-  if (out.late_stage.empty()) {
-    std::snprintf(buf, sizeof buf,
-                  "rank %u is the straggler: last to arrive at %zu of %zu collectives, %.2f ms after the median rank "
-                  "on average; no stage of it takes longer than the other ranks' (the delay is outside the stages)",
-                  w.rank, w.times_last, out.collectives, w.lateness_ns / 1e6);
-  } else {
-    std::snprintf(buf, sizeof buf,
-                  "rank %u is the straggler: last to arrive at %zu of %zu collectives, %.2f ms after the median rank "
-                  "on average; its %s takes %.2f ms per step against %.2f ms on the other ranks (%.2fx)",
-                  w.rank, w.times_last, out.collectives, w.lateness_ns / 1e6, out.late_stage.c_str(),
-                  out.late_stage_ns / 1e6, out.late_stage_others_ns / 1e6,
-                  out.late_stage_others_ns > 0 ? out.late_stage_ns / out.late_stage_others_ns : 0.0);
-  }
-  out.line = buf;
+  if (out.late_stage.empty())
+    out.line = findings::StragglerOutsideStages{w.rank, w.times_last, out.collectives, w.lateness_ns};
+  else
+    out.line = findings::StragglerStage{w.rank,           w.times_last,      out.collectives,
+                                        w.lateness_ns,    out.late_stage,    out.late_stage_ns,
+                                        out.late_stage_others_ns};
   return out;
 }
 

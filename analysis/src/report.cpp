@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <string_view>
 
@@ -24,12 +23,6 @@ namespace {
 template <class T>
 void release(T& v) {
   T().swap(v);
-}
-
-std::string pct(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", f * 100.0);
-  return buf;
 }
 
 // Report::work_per_step_ns (see report.hpp).
@@ -98,12 +91,12 @@ std::vector<double> work_per_step(const ReplayGraph& g, const Timeline& tl, cons
 }
 
 // Builds the replay graph over the window, checks that the unscaled replay reproduces it, and
-// makes the critical path the basis of r.exposure. Returns why not ("" on success).
+// makes the critical path the basis of r.exposure. Returns why not (nullopt on success).
 // The timeline's lanes and the GPU op stages are released once the graph has read them (the
 // rest of the analysis needs only tl.stage_names and the lanes' marks), and so are the big
 // record tables when the analysis owns them (`owned`; the diagnostics and strings stay): a
 // 10-million-event profile must fit in 2 GB.
-std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& sel,
+std::optional<findings::DrivingThreadBasis> build_critical_path(Report& r, Timeline& tl, const StepSelection& sel,
                                 std::vector<GpuOpStage>& op_stages, format::RecordSet* owned) {
   StepSelection s = sel;
   if (s.steps.empty()) {  // no steps: the whole window is one span
@@ -129,39 +122,23 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
     };
     g = std::make_shared<ReplayGraph>(build_replay_graph(tl, op_stages, s, free_inputs));
   } catch (const InputError& e) {
-    return e.what();
+    return findings::DrivingThreadBasis{e.what()};
   }
-  if (g->nodes.empty() || g->span_first_node.empty()) return "empty graph";
+  if (g->nodes.empty() || g->span_first_node.empty()) return findings::DrivingThreadBasis{"empty graph"};
   // Unannotated CUDA helper threads (PyTorch's autograd thread): their idle gaps wait for the
   // driving thread instead of pinning their launches to the recorded times (helper_lanes.hpp).
   const HelperIdleStats idle = link_helper_idle(*g, helper_lane_flags(*g, tl, sel.driving_lane), sel.driving_lane);
   if (idle.idle_waits > 0) {
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "%zu idle gaps (%.1f ms) of threads with CUDA calls but no ranges (e.g. PyTorch's autograd thread) "
-                  "are replayed as waits on the driving thread",
-                  idle.idle_waits, idle.idle_ns / 1e6);
-    r.notes.push_back(buf);
+    r.notes.push_back(findings::HelperIdleWaits{idle.idle_waits, idle.idle_ns});
   }
   if (idle.driver_waits > 0) {
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "%zu stretches (%.1f ms) of the driving thread with no CUDA call of its own ended as a helper thread's "
-                  "CUDA work ended (e.g. backward() waiting for PyTorch's autograd thread): replayed as waits on it",
-                  idle.driver_waits, idle.driver_wait_ns / 1e6);
-    r.notes.push_back(buf);
+    r.notes.push_back(findings::DriverWaitsOnHelpers{idle.driver_waits, idle.driver_wait_ns});
   }
   // Loader threads (a thread pool's workers): their idle gaps between tasks wait for the
   // driving thread's submission instead of counting as `other` work (helper_lanes.hpp).
   const LoaderIdleStats pool = link_loader_idle(*g, tl, loader_lane_flags(*g, tl, sel.driving_lane), sel.driving_lane);
   if (pool.idle_waits > 0) {
-    char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "%zu idle gaps (%.1f ms) between the tasks of %zu loader thread(s) with no wait ranges of their own "
-                  "(e.g. a thread pool's workers) are replayed as waits: %zu released by the driving thread's "
-                  "submission, the rest keep their recorded length",
-                  pool.idle_waits, pool.idle_ns / 1e6, pool.lanes, pool.released);
-    r.notes.push_back(buf);
+    r.notes.push_back(findings::LoaderIdleWaits{pool.idle_waits, pool.idle_ns, pool.lanes, pool.released});
   }
   std::vector<double> per_step, host_per_step;
   if (sel.has_steps) per_step = work_per_step(*g, tl, sel, host_per_step);
@@ -172,10 +149,7 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
   const ReplayResult base = replay(*g, std::vector<double>(tl.stage_names.size(), 1.0));
   const double wall = static_cast<double>(sel.window.end_ns - sel.window.start_ns);
   if (wall <= 0 || std::abs(static_cast<double>(base.window_ns) - wall) > 0.005 * wall) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "its unscaled replay gives %.3f ms for a %.3f ms window",
-                  static_cast<double>(base.window_ns) / 1e6, wall / 1e6);
-    return buf;
+    return findings::DrivingThreadBasis{"", true, static_cast<double>(base.window_ns), wall};
   }
   CriticalPath cp = critical_path(*g, base);
   Exposure e;
@@ -210,7 +184,7 @@ std::string build_critical_path(Report& r, Timeline& tl, const StepSelection& se
   r.path = std::move(cp);
   r.graph = std::move(g);
   r.exposed_basis = "critical_path";
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -260,19 +234,20 @@ StageRules rules_for(const format::Profile& profile, const AnalysisOptions& opti
   return StageRules(std::move(rules), options.step_name);
 }
 
-std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, double launch_fraction) {
-  struct Group { std::string label, what; double share = 0; std::vector<std::pair<std::string, double>> rows; };
-  std::vector<Group> groups = {{"input", "data loading", 0, {}},
-                               {"transfer", "host-device copying", 0, {}},
-                               {"compute", "GPU compute", 0, {}},
-                               {"communication", "communication", 0, {}},
-                               {"launch", "host time launching GPU work", 0, {}}};
-  auto group_of = [&](const std::string& name) -> Group& {
+Finding verdict_line(const std::vector<StageRow>& stages, bool per_step, double launch_fraction) {
+  using findings::ShareOf;
+  using findings::StageGroup;
+  std::vector<findings::ExposedGroup> groups = {{StageGroup::input, "", 0, {}},
+                                                {StageGroup::transfer, "", 0, {}},
+                                                {StageGroup::compute, "", 0, {}},
+                                                {StageGroup::communication, "", 0, {}},
+                                                {StageGroup::launch, "", 0, {}}};
+  auto group_of = [&](const std::string& name) -> findings::ExposedGroup& {
     if (name == "disk_io" || name == "cpu_preprocess" || name == kDataLoadingStage) return groups[0];
     if (name == "h2d" || name == "d2h") return groups[1];
     if (name == "gpu_compute") return groups[2];
     if (name == "communication") return groups[3];
-    groups.push_back({name, "'" + name + "'", 0, {}});
+    groups.push_back({StageGroup::user_stage, name, 0, {}});
     return groups.back();
   };
   constexpr std::size_t kLaunch = 4;  // an index: group_of() may grow the vector
@@ -286,42 +261,28 @@ std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, dou
     const double gpu_share = s.on_gpu && whole > 0 ? s.fraction * s.exposed_gpu_ns / whole : s.fraction;
     const double host_share = s.fraction - gpu_share;
     if (gpu_share > 0) {
-      Group& g = group_of(s.name);
+      findings::ExposedGroup& g = group_of(s.name);
       g.share += gpu_share;
-      g.rows.push_back({s.name, gpu_share});
+      g.rows.push_back({s.name, gpu_share, ShareOf::stage});
     }
     if (host_share > 0) {
       groups[kLaunch].share += host_share;
-      groups[kLaunch].rows.push_back({s.name + " host part", host_share});
+      groups[kLaunch].rows.push_back({s.name, host_share, ShareOf::host_part});
     }
   }
   launch_fraction = std::clamp(launch_fraction, 0.0, other);
   if (launch_fraction > 0) {
     groups[kLaunch].share += launch_fraction;
-    groups[kLaunch].rows.push_back({"launch calls outside stages", launch_fraction});
+    groups[kLaunch].rows.push_back({"", launch_fraction, ShareOf::launch_calls});
     other -= launch_fraction;
   }
-  const Group* top = nullptr;
+  const findings::ExposedGroup* top = nullptr;
   for (const auto& g : groups)
     if (!top || g.share > top->share) top = &g;
-  const std::string of = per_step ? " of each step" : " of the run";
-  if (other >= 0.3 && (!top || other > top->share))
-    return "unannotated: " + pct(other) + of + " is in no stage; add stage ranges to see what it is";
-  if (!top || top->share <= 0) return "no stage time in the window";
-  std::string detail;
-  if (top->rows.size() > 1) {
-    detail = " (";
-    for (std::size_t i = 0; i < top->rows.size(); ++i)
-      detail += (i ? ", " : "") + top->rows[i].first + " " + pct(top->rows[i].second);
-    detail += ")";
-  }
-  if (top->share >= 0.3) {
-    if (top == &groups[kLaunch])
-      return "launch bound (host overhead): " + pct(top->share) + of + " is exposed " + top->what + detail +
-             "; a faster GPU shortens none of it";
-    return top->label + " bound: " + pct(top->share) + of + " is exposed " + top->what + detail;
-  }
-  return "no dominant stage: the largest exposed share is " + top->what + " at " + pct(top->share) + detail;
+  if (other >= 0.3 && (!top || other > top->share)) return findings::Unannotated{other, per_step};
+  if (!top || top->share <= 0) return findings::NoStageTime{};
+  if (top->share >= 0.3) return findings::GroupBound{*top, per_step};
+  return findings::NoDominantStage{*top};
 }
 
 namespace {
@@ -363,20 +324,18 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
     while (!rest.empty()) {
       const std::size_t nl = rest.find('\n');
       const std::string_view line = rest.substr(0, nl);
-      if (!line.empty()) r.notes.emplace_back(line);
+      if (!line.empty()) r.notes.push_back(findings::ProfileNote{std::string(line)});
       rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
     }
   }
   r.notes.insert(r.notes.end(), sel.notes.begin(), sel.notes.end());
   if (drv.nested_steps > 0)
-    r.notes.push_back(std::to_string(drv.nested_steps) +
-                      " step ranges of the driving thread overlap an earlier step range (two sources of steps, e.g. the "
-                      "program's own `step` range and the one --torch opens): the first of each overlap is the step");
+    r.notes.push_back(findings::NestedSteps{drv.nested_steps});
   r.driving_view = compute_exposure(tl, sel, op_stages);
   r.exposure = r.driving_view;
   r.gpu = summarize_gpu(tl, op_stages, sel.window);
   r.ranks = analyze_ranks(tl, sel.window, sel.has_steps ? sel.warmup : 0);  // before the segments go
-  const std::string graph_failure = build_critical_path(r, tl, sel, op_stages, owned);
+  const std::optional<findings::DrivingThreadBasis> graph_failure = build_critical_path(r, tl, sel, op_stages, owned);
 
   const std::size_t n = tl.stage_names.size();
   const double wall = static_cast<double>(r.wall_ns);
@@ -428,58 +387,31 @@ Report analyze_profile(const format::Profile& profile, const AnalysisOptions& op
   // Notes: say what the figures are and where they are bounds.
   if (options.user_rules_given)
     if (const auto bad = invalid_saved_rules(profile))
-      r.notes.push_back("the stage rules saved in the profile are invalid (" + *bad +
-                        "); they were left out: --stages FILE and the defaults decided the stages");
+      r.notes.push_back(findings::InvalidSavedRules{*bad});
   if (r.exposed_basis == "critical_path") {
-    r.notes.push_back("exposed time is time on the critical path of the run's dependency graph (replayed at factor 1); "
-                      "the driving thread's view is in driving_thread_view");
-    if (r.path.unlinked_waits_on_path > 0) {
-      char buf[320];
-      std::snprintf(buf, sizeof buf,
-                    "%zu waits on the critical path (%.1f ms) have no produce/consume or GPU link: they count as "
-                    "'other' and keep their length in replays, so projections through them are bounds, not estimates",
-                    r.path.unlinked_waits_on_path, r.path.unlinked_wait_ns_on_path / 1e6);
-      r.notes.push_back(buf);
-    }
+    r.notes.push_back(findings::CriticalPathBasis{});
+    if (r.path.unlinked_waits_on_path > 0)
+      r.notes.push_back(findings::UnlinkedPathWaits{r.path.unlinked_waits_on_path, r.path.unlinked_wait_ns_on_path});
     if (r.graph->dropped_backward_edges > 0)
-      r.notes.push_back(std::to_string(r.graph->dropped_backward_edges) +
-                        " dependency edges pointed back in time (clock noise) and were dropped");
+      r.notes.push_back(findings::DroppedBackwardEdges{r.graph->dropped_backward_edges});
     if (r.graph->inferred_stream_edges > 0)
-      r.notes.push_back(std::to_string(r.graph->inferred_stream_edges) +
-                        " GPU ops waited for work on another stream; each is linked to the op that ended last "
-                        "before it on another stream of its device (inferred: the profile has no event records)");
+      r.notes.push_back(findings::InferredStreamEdges{r.graph->inferred_stream_edges});
   } else {
-    r.notes.push_back("exposed time is the driving thread's view (its stages plus its waits charged to the work "
-                      "waited on): the dependency graph could not be used (" + graph_failure + ")");
+    r.notes.push_back(graph_failure.value_or(findings::DrivingThreadBasis{}));
   }
   const auto& w = r.driving_view.waits;
   if (r.exposed_basis != "critical_path" && r.exposure.bounds) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "%zu of %zu waits on the driving thread (%.1f ms) have no produce/consume link: charged to the "
-                  "other threads' stages in proportion to their totals, so those exposed figures and their "
-                  "projections are bounds, not estimates",
-                  w.wait_ranges - w.linked_waits, w.wait_ranges, w.fallback_ns / 1e6);
-    r.notes.push_back(buf);
+    r.notes.push_back(findings::UnlinkedDrivingWaits{w.wait_ranges - w.linked_waits, w.wait_ranges, w.fallback_ns});
   }
-  if (r.exposed_basis != "critical_path" && w.unattributed_ns > 0) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%.1f ms of waits had no work to charge and count as 'other'",
-                  w.unattributed_ns / 1e6);
-    r.notes.push_back(buf);
-  }
+  if (r.exposed_basis != "critical_path" && w.unattributed_ns > 0)
+    r.notes.push_back(findings::UnattributedWaits{w.unattributed_ns});
   for (std::size_t i = 0; i < n; ++i)
-    if (r.exposed_basis != "critical_path" && r.stages[i].exposed_ns > r.stages[i].total_ns + 0.5) {
-      r.notes.push_back("'" + r.stages[i].name + "' has more exposed than host time (waits on its GPU or producer "
-                        "work were charged to it); its hidden time shows 0");
-    }
-  if (!r.gpu.present) r.notes.push_back("no GPU records in the profile");
+    if (r.exposed_basis != "critical_path" && r.stages[i].exposed_ns > r.stages[i].total_ns + 0.5)
+      r.notes.push_back(findings::ExposedOverHost{r.stages[i].name});
+  if (!r.gpu.present) r.notes.push_back(findings::NoGpuRecords{});
   else if (r.gpu.by_fallback > 0)
-    r.notes.push_back(std::to_string(r.gpu.by_fallback) + " GPU ops in the window had no launching stage and were "
-                      "attributed by kind (HtoD -> h2d, DtoH -> d2h, NCCL -> communication, else gpu_compute)");
-  if (!r.warmup_auto || r.warmup > 0)
-    r.notes.push_back(std::to_string(r.warmup - r.fill_steps) + " warm-up step(s) excluded (" +
-                      (r.warmup_auto ? "automatic" : "--warmup") + ")");
+    r.notes.push_back(findings::GpuOpsByKind{r.gpu.by_fallback});
+  if (!r.warmup_auto || r.warmup > 0) r.notes.push_back(findings::WarmupExcluded{r.warmup - r.fill_steps, r.warmup_auto});
 
   for (const auto& d : rs.diagnostics)
     r.diagnostics.push_back({d.pid, text::display_name(rs.str(d.key)), d.count, text::display_name(rs.str(d.detail))});

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <set>
@@ -528,67 +527,27 @@ WhatIf compute_whatif_with_workers(const Report& report, const std::vector<Speed
     for (auto& p : c.points) p.naive = nan;
   for (auto& t : w.target_rows) t.factor.reset();
   const WorkersSummary& s = rg.summary;
-  char buf[512];
-  // The bottleneck line, with the structural change named.
-  std::string what = std::to_string(s.workers) + " loader workers";
-  for (const auto& r : requests) {
-    std::snprintf(buf, sizeof buf, " and %s %gx", r.stage.c_str(), r.factor);
-    what += buf;
-  }
-  const std::string of = report.steps > 0 ? " of the step" : " of the run";
-  w.bottleneck_line = bottleneck_line("with " + what, w, of);
-  std::string stages;
-  for (const auto& x : s.stages) stages += (stages.empty() ? "" : ", ") + x;
+  // The bottleneck line, with the structural change named (the stages' factors only: the
+  // loading's host part is not told apart here).
+  std::vector<std::pair<std::string, double>> changes;
+  for (const auto& r : requests) changes.emplace_back(r.stage, r.factor);
+  w.bottleneck_line = bottleneck_move("with", s.workers, std::move(changes), w, report.steps > 0);
   if (s.from_lanes > 0)
-    std::snprintf(buf, sizeof buf,
-                  "--workers %zu: the %zu items (of %s) the window consumed from %zu loader thread(s) dealt round-robin "
-                  "over %zu synthetic loader lanes in consume order; a worker's wait for its next index is released by "
-                  "the consume %zu items back, a blocked put keeps its queue; classic Amdahl has no figure for this "
-                  "structural change (naive_speedup is null)",
-                  s.workers, s.batches_in_window, stages.c_str(), s.from_lanes, s.workers, s.prefetch * s.workers);
+    w.notes.push_back(findings::WorkersFromLanes{s.workers, s.batches_in_window, s.stages, s.from_lanes,
+                                                 s.prefetch * s.workers});
   else
-    std::snprintf(buf, sizeof buf,
-                  "--workers %zu: %zu batches of loading (%s; %.1f ms of the driving thread's time in the window) moved "
-                  "to %zu synthetic loader workers (batch k on worker k mod %zu, up to %zu batches ahead); classic "
-                  "Amdahl has no figure for this structural change (naive_speedup is null)",
-                  s.workers, s.batches_in_window, stages.c_str(), s.moved_ns_in_window / 1e6, s.workers, s.workers,
-                  s.prefetch * s.workers);
-  w.notes.push_back(buf);
-  if (s.from_lanes == 0 && report.steps > 0 && s.batches_in_window != report.steps) {
-    std::snprintf(buf, sizeof buf,
-                  "--workers: %zu loading runs in %zu analysed steps; each run of loading work on the driving thread "
-                  "is treated as one batch",
-                  s.batches_in_window, report.steps);
-    w.notes.push_back(buf);
-  }
+    w.notes.push_back(findings::WorkersInline{s.workers, s.batches_in_window, s.stages, s.moved_ns_in_window,
+                                              s.prefetch * s.workers});
+  if (s.from_lanes == 0 && report.steps > 0 && s.batches_in_window != report.steps)
+    w.notes.push_back(findings::WorkersBatches{s.batches_in_window, report.steps});
   if (s.from_lanes == 0) {
-    std::snprintf(buf, sizeof buf,
-                  "--workers %zu: a worker builds a batch in %.2fx .. %.2fx the driving thread's inline time (point: "
-                  "%.2fx): the high end is the CPU other threads spent during the inline loading, which a worker's one "
-                  "intra-op thread does itself%s",
-                  s.workers, s.cost_low, s.cost_high, s.cost_point,
-                  s.intra_op_measured ? " (measured: process CPU over the loading ranges; pool threads that spin make "
-                                        "it an upper end)"
-                  : s.intra_op_spinning ? " (assumed: the process kept more than 2 cores busy while loading inline, a "
-                                          "spinning thread pool whose clocks cannot tell work from waiting; workers "
-                                          "measured 0.9x to 1.36x the inline time per batch on the H200, "
-                                          "docs/validation.md)"
-                                        : " (assumed: the profile has no CPU times; workers measured 0.9x to 1.36x the "
-                                          "inline time per batch on the H200, docs/validation.md)");
-    w.notes.push_back(buf);
-    if (std::isfinite(s.cpu_bound_speedup)) {
-      std::snprintf(buf, sizeof buf,
-                    "--workers %zu: the cores bound the speedup to %.2fx (%u CPUs allowed; the driving thread was on a "
-                    "CPU %.0f%% of its steps: the same work spread over more threads cannot finish faster)%s",
-                    s.workers, s.cpu_bound_speedup, s.cpus_allowed,
-                    100.0 * static_cast<double>(s.cpus_allowed) / s.cpu_bound_speedup,
-                    w.simulated_speedup >= s.cpu_bound_speedup ? "; this bound holds the figure above" : "");
-      w.notes.push_back(buf);
-    }
+    w.notes.push_back(findings::WorkersCost{s.workers, s.cost_low, s.cost_high, s.cost_point, s.intra_op_measured,
+                                            s.intra_op_spinning});
+    if (std::isfinite(s.cpu_bound_speedup))
+      w.notes.push_back(findings::WorkersCoreBound{s.workers, s.cpu_bound_speedup, s.cpus_allowed,
+                                                   w.simulated_speedup >= s.cpu_bound_speedup});
   }
-  w.notes.push_back(
-      "--workers assumes: workers build whole batches; the inter-process cost (pickling, shared memory) is not "
-      "modelled beyond the range above");
+  w.notes.push_back(findings::WorkersAssumptions{});
   w.workers = s;
   return w;
 }

@@ -2,7 +2,6 @@
 #include "amdahl/analysis/steps.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <limits>
 
@@ -137,12 +136,6 @@ void run_step_time(const std::vector<Interval>& steps, GpuSampling& g) {
   g.run_step_median_ms = median_ms(d);
 }
 
-std::string fixed1(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
 }  // namespace
 
 StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup) {
@@ -176,14 +169,9 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
         g.used_window = ws.chosen + 1;
         run_step_time(lane.steps, g);
         sel.sampling = g;
-        sel.notes.push_back(
-            "sampled GPU figures: GPU activity was traced for " + std::to_string(g.traced_steps) + " of " +
-            std::to_string(g.run_steps) + " steps in " + std::to_string(g.windows) +
-            " window(s) (amdahl profile --gpu-sample / --gpu-steps); the stage breakdown, GPU figures and step "
-            "statistics come from window " + std::to_string(g.used_window) + " (its " +
-            std::to_string(candidates.size()) + " steps, less the warm-up); over all " + std::to_string(g.run_steps - g.run_warmup) +
-            " steps after the warm-up a step took " + fixed1(g.run_step_mean_ms) + " ms on average (median " +
-            fixed1(g.run_step_median_ms) + " ms)");
+        sel.notes.push_back(findings::SampledSteps{g.traced_steps, g.run_steps, g.windows, g.used_window,
+                                                   candidates.size(), g.run_steps - g.run_warmup, g.run_step_mean_ms,
+                                                   g.run_step_median_ms});
       }
     }
     sel.total_steps = candidates.size();
@@ -198,7 +186,7 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
     } else {
       sel.warmup = auto_warmup(d);
       if (sel.total_steps < 2)
-        sel.notes.push_back("only one step: no warm-up excluded");
+        sel.notes.push_back(findings::OneStep{});
     }
     sel.steps.assign(candidates.begin() + static_cast<std::ptrdiff_t>(sel.warmup), candidates.end());
     if (!warmup) {
@@ -211,16 +199,7 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
         sel.warmup += pe.fill;
         sel.steps.erase(sel.steps.end() - static_cast<std::ptrdiff_t>(pe.drain), sel.steps.end());
         sel.steps.erase(sel.steps.begin(), sel.steps.begin() + static_cast<std::ptrdiff_t>(pe.fill));
-        std::string note = "steady state: ";
-        if (pe.fill > 0)
-          note += std::to_string(pe.fill) + " step(s) after the warm-up excluded as the input pipeline's fill (" +
-                  std::to_string(static_cast<long long>(pe.backlog_at_start)) +
-                  " batch(es) were ready when the first step began; the driving thread caught up with its loaders "
-                  "at the next step)";
-        if (pe.drain > 0)
-          note += std::string(pe.fill > 0 ? "; " : "") + std::to_string(pe.drain) +
-                  " final step(s) excluded as its drain (they started after the loaders' last batch)";
-        sel.notes.push_back(note + "; --warmup N keeps them");
+        sel.notes.push_back(findings::SteadyState{pe.fill, static_cast<long long>(pe.backlog_at_start), pe.drain});
       }
     }
     for (std::size_t i = 0; i < sel.steps.size(); ++i) {
@@ -236,7 +215,7 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
     if (tl.lanes.size() > 1 && std::count_if(tl.lanes.begin(), tl.lanes.end(), [&](const Lane& l) {
           return l.steps.size() == lane.steps.size();
         }) > 1)
-      sel.notes.push_back("several threads have the same number of step ranges; the first is the driving thread");
+      sel.notes.push_back(findings::SameStepCounts{});
   } else {
     // No steps: the longest-lived lane with stage ranges, over its whole run.
     std::int64_t longest = -1;
@@ -266,17 +245,14 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
         GpuSampling g;
         g.windows = windows.size();
         sel.sampling = g;
-        sel.notes.push_back("sampled GPU figures: GPU activity was traced in " + std::to_string(windows.size()) +
-                            " time window(s) (amdahl profile --gpu-sample, a program without steps); the analysis "
-                            "keeps to the longest, " + fixed1(static_cast<double>(widest.end_ns - widest.start_ns) / 1e6) +
-                            " ms");
+        sel.notes.push_back(
+            findings::SampledTime{windows.size(), static_cast<double>(widest.end_ns - widest.start_ns) / 1e6});
         sel.window = widest;
       }
     }
     sel.spans = {sel.window};
     sel.warmup_auto = !warmup.has_value();
-    sel.notes.push_back("no step ranges found: analysing the whole run of the longest-lived thread with stage "
-                        "ranges; no per-step statistics or intervals");
+    sel.notes.push_back(findings::NoSteps{});
   }
   if (sel.window.end_ns <= sel.window.start_ns)
     throw InputError("the analysis window is empty (it starts and ends at the same time)");

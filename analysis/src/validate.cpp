@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include "amdahl/analysis/errors.hpp"
@@ -44,8 +43,7 @@ void predict_with_workers(const Report& base, const Report& improved, const Vali
   try {
     w = compute_whatif_with_workers(base, reqs, std::nullopt, lw, wo);
   } catch (const std::exception& e) {
-    v.notes.push_back(std::string("the improved run loads on other threads, but the base run could not be "
-                                  "restructured onto loader workers: ") + e.what());
+    v.notes.push_back(findings::RestructureFailed{e.what()});
     return;
   }
   v.workers = lw.workers;
@@ -56,14 +54,7 @@ void predict_with_workers(const Report& base, const Report& improved, const Vali
   v.simulated_error = v.predicted_simulated / v.measured_speedup - 1.0;
   v.bottleneck_line = w.bottleneck_line;
   v.bottleneck_after = w.bottleneck_after;
-  char buf[400];
-  std::snprintf(buf, sizeof buf,
-                "the base run loads inline on its driving thread, the improved run on %zu other threads: "
-                "predicted_simulated is the base run restructured onto %zu loader workers (whatif --workers %zu); "
-                "with the measured stage factors alone the replay gives %.3fx (%+.1f%%); classic Amdahl has no figure "
-                "for the structural change (predicted_naive uses the stage factors)",
-                lw.workers, lw.workers, lw.workers, v.predicted_stage_factors_only, v.stage_factors_only_error * 100);
-  v.notes.push_back(buf);
+  v.notes.push_back(findings::ValidatedWorkers{lw.workers, v.predicted_stage_factors_only, v.stage_factors_only_error});
 }
 
 }  // namespace
@@ -133,20 +124,15 @@ Validation validate_runs(const Report& base, const Report& improved, const Valid
   };
   const double base_syncs = syncs_per_step(base), improved_syncs = syncs_per_step(improved);
   if (improved_syncs >= base_syncs + 0.5) {
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "the improved run waits on the GPU %.1f times per step, the base run %.1f: a synchronization the base "
-                  "run does not have is not modelled (the prediction keeps the base run's)",
-                  improved_syncs, base_syncs);
-    v.notes.push_back(buf);
+    v.notes.push_back(findings::ExtraSyncs{improved_syncs, base_syncs});
   }
   for (const auto& s : improved.stages)
     if (!s.is_other && s.total_ns > 0 && !base.find_stage(s.name))
-      v.notes.push_back("stage '" + s.name + "' is new in the improved run: not modelled by the base run");
+      v.notes.push_back(findings::NewStage{s.name});
   for (const auto& c : v.stages)
     if (!c.used && !std::isfinite(c.factor))
-      v.notes.push_back("stage '" + c.stage + "' is absent from the improved run: not modelled");
-  if (requests.empty()) v.notes.push_back("no stage changed by at least the threshold: both predictions are 1x");
+      v.notes.push_back(findings::AbsentStage{c.stage});
+  if (requests.empty()) v.notes.push_back(findings::NoStageChanged{});
 
   WhatIfOptions wo = options.whatif;
   wo.curves = false;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <set>
@@ -15,21 +14,19 @@
 
 namespace amdahl::analysis {
 
-std::string bottleneck_line(const std::string& change, const WhatIf& w, const std::string& of) {
-  char buf[512];
-  if (w.bottleneck_after.stage.empty())
-    std::snprintf(buf, sizeof buf, "%s, no stage holds time on the critical path", change.c_str());
-  else
-    std::snprintf(buf, sizeof buf, "%s, %s holds %.0f%%%s%s", change.c_str(), w.bottleneck_after.stage.c_str(),
-                  w.bottleneck_after.fraction * 100.0, of.c_str(),
-                  w.bottleneck_after.stage != w.bottleneck_before.stage ? " (the bottleneck moved)" : "");
-  std::string line = buf;
-  if (!w.bottleneck_before.stage.empty()) {
-    std::snprintf(buf, sizeof buf, " (before: %s %.0f%%)", w.bottleneck_before.stage.c_str(),
-                  w.bottleneck_before.fraction * 100.0);
-    line += buf;
-  }
-  return line;
+findings::BottleneckMove bottleneck_move(const std::string& verb, std::size_t workers,
+                                         std::vector<std::pair<std::string, double>> changes, const WhatIf& w,
+                                         bool per_step) {
+  findings::BottleneckMove m;
+  m.verb = verb;
+  m.workers = workers;
+  m.changes = std::move(changes);
+  m.before_stage = w.bottleneck_before.stage;
+  m.before_fraction = w.bottleneck_before.fraction;
+  m.after_stage = w.bottleneck_after.stage;
+  m.after_fraction = w.bottleneck_after.fraction;
+  m.per_step = per_step;
+  return m;
 }
 
 bool WhatIf::target_reachable() const {
@@ -144,13 +141,12 @@ void without_replay(WhatIf& w, const Report& report) {
   w.simulated_interval = w.naive_interval;
   w.simulated_wall_ns = w.projected_wall_ns;
   w.simulation_implemented = false;
-  w.notes.push_back("no dependency graph could be replayed: simulated_speedup repeats the classic Amdahl figure");
+  w.notes.push_back(findings::NoReplay{});
   if (report.exposure.bounds) {
     w.bounds.any = true;
     w.bounds.direction = "unknown";
     w.bounds.projections = {"naive_speedup", "simulated_speedup"};
-    w.notes.push_back("some waits had no produce/consume link, so the exposed fractions behind these projections "
-                      "are bounds, not estimates");
+    w.notes.push_back(findings::NoReplayBounds{});
   }
 }
 
@@ -180,7 +176,7 @@ void replay_intervals(WhatIf& w, const Report& report, const ReplayResult& rr, c
 
 // Where the bottleneck goes, and the stage shares of the replayed critical path.
 void bottleneck_moves(WhatIf& w, const Report& report, const std::vector<std::string>& names,
-                      const CriticalPath& after, const std::vector<SpeedupRequest>& requests, const std::string& of) {
+                      const CriticalPath& after, const std::vector<SpeedupRequest>& requests, bool per_step) {
   w.bottleneck_before = top_stage(names, report.path.exposed_ns);
   w.bottleneck_after = top_stage(names, after.exposed_ns);
   double sum = 0;
@@ -189,13 +185,9 @@ void bottleneck_moves(WhatIf& w, const Report& report, const std::vector<std::st
     w.after_fractions.push_back({i < names.size() ? names[i] : std::string(kOtherStage),
                                  sum > 0 ? after.exposed_ns[i] / sum : 0.0});
   if (requests.empty()) return;
-  std::string what;
-  for (const auto& r : requests) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%s%s%s %gx", what.empty() ? "" : " and ", r.stage.c_str(), r.host ? ":host" : "", r.factor);
-    what += buf;
-  }
-  w.bottleneck_line = bottleneck_line("after " + what, w, of);
+  std::vector<std::pair<std::string, double>> changes;
+  for (const auto& r : requests) changes.emplace_back(r.host ? r.stage + ":host" : r.stage, r.factor);
+  w.bottleneck_line = bottleneck_move("after", 0, std::move(changes), w, per_step);
 }
 
 // Honest limits: waits nothing explains keep their recorded length in every replay.
@@ -216,13 +208,7 @@ void replay_bounds(WhatIf& w, const Report& report, const ReplayGraph& g, const 
   b.projections = {"simulated_speedup (" + dir + ")", "simulated_interval (" + dir + ")",
                    "naive_speedup (" + dir + ")", "curves (lower bounds for factors > 1)",
                    "target factors (upper bounds on the factor needed)"};
-  char buf[400];
-  std::snprintf(buf, sizeof buf,
-                "%zu waits on the critical path (%.1f ms) are linked to nothing (no produce/consume marks or GPU "
-                "link): they keep their recorded length in the replay, so simulated_speedup and naive_speedup are "
-                "%ss, not estimates (add produce/consume marks to make them estimates)",
-                b.unlinked_waits_on_path, b.unlinked_wait_ns_on_path / 1e6, dir.c_str());
-  w.notes.push_back(buf);
+  w.notes.push_back(findings::UnlinkedReplayWaits{b.unlinked_waits_on_path, b.unlinked_wait_ns_on_path, b.direction});
 }
 
 // Curves: every stage with work in the window, classic and replayed, at each factor.
@@ -299,9 +285,8 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
                                             opts.bootstrap);
   } else {
     w.naive_interval = {w.naive_speedup, w.naive_speedup};
-    w.notes.push_back("no steps: the intervals are the point values (no steps to resample)");
+    w.notes.push_back(findings::NoStepIntervals{});
   }
-  const std::string of = report.steps > 0 ? " of the step" : " of the run";
 
   // The replay of the dependency graph with the factors applied.
   if (!report.graph) {
@@ -317,7 +302,7 @@ WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& r
                                            : std::numeric_limits<double>::infinity();
     replay_intervals(w, report, rr, project, opts, per_step, joint);
     const CriticalPath after = critical_path(g, rr);
-    bottleneck_moves(w, report, names, after, requests, of);
+    bottleneck_moves(w, report, names, after, requests, report.steps > 0);
     replay_bounds(w, report, g, after, factors);
     if (options.curves) w.curves = stage_curves(report, names, options.curve_factors);
   }

@@ -8,6 +8,7 @@
 #include "amdahl/analysis/rank_whatif.hpp"
 #include "amdahl/analysis/restructure.hpp"
 #include "amdahl/analysis/whatif.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "amdahl/render/render.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
@@ -15,6 +16,19 @@
 #include "report_options.hpp"
 
 namespace amdahl::cli {
+namespace {
+
+// --straggler-fixed needs a straggler: an InputError that says why there is none (the ranks'
+// line, ranks.hpp).
+void check_straggler_fixed(const analysis::Report& report) {
+  if (report.ranks.straggler) return;
+  throw analysis::InputError(report.ranks.rows.size() < 2
+                                 ? "--straggler-fixed needs a profile with two or more ranks"
+                                 : "--straggler-fixed: this profile has no straggler (" +
+                                       render::to_text(report.ranks.line) + ")");
+}
+
+}  // namespace
 
 void register_whatif_command(CLI::App& app, int& exit_code) {
   struct Opts : ReportOptions {
@@ -69,7 +83,7 @@ void register_whatif_command(CLI::App& app, int& exit_code) {
     const analysis::Report report = load_and_analyze(*opt);
     analysis::RankWhatIf rw;
     rw.straggler_fixed = opt->straggler_fixed;
-    if (rw.straggler_fixed) analysis::check_straggler_fixed(report);
+    if (rw.straggler_fixed) check_straggler_fixed(report);
     if (to_ranks > 0) {
       rw.projection = analysis::project_ranks(report.ranks, to_ranks, bandwidth);
       requests.push_back({"communication", rw.projection->factor, false});

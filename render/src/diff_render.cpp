@@ -4,6 +4,7 @@
 
 #include "amdahl/analysis/profile_diff.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "numbers.hpp"
 
 namespace amdahl::render {
@@ -33,15 +34,15 @@ nlohmann::json diff_to_json(const ProfileDiff& d) {
                       {"verdict", s.verdict}});
   }
   j["stages"] = std::move(stages);
-  j["summary"] = d.summary;
-  j["notes"] = d.notes;
+  j["summary"] = to_text(d.summary);
+  j["notes"] = to_text(d.notes);
   return j;
 }
 
 std::string diff_to_text(const ProfileDiff& d, const std::string& name_a, const std::string& name_b) {
   const std::string unit = d.per_step ? "per step" : "per window";
   std::string t = "a: " + name_a + " (" + std::to_string(d.steps_a) + " steps)\nb: " + name_b + " (" +
-                  std::to_string(d.steps_b) + " steps)\n" + d.summary + "\n\n";
+                  std::to_string(d.steps_b) + " steps)\n" + to_text(d.summary) + "\n\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-20s %12s %12s %11s %8s %15s %9s  %s\n", "stage", "a exp ms", "b exp ms",
                 "change ms", "b/a", "total ms a|b", "of step", "");
@@ -59,7 +60,7 @@ std::string diff_to_text(const ProfileDiff& d, const std::string& name_a, const 
   }
   t += "\n'b/a': b's exposed time over a's (1.90x: b takes 1.90 times a's time; '-' when a has none).\n"
        "'of step': the stage's change as a share of the step's change (the shares sum to 100%).\n";
-  for (const auto& n : d.notes) t += "note: " + n + "\n";
+  for (const auto& n : to_text(d.notes)) t += "note: " + n + "\n";
   return t;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "amdahl/text/escape.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "json_common.hpp"
 #include "numbers.hpp"
 
@@ -112,7 +113,7 @@ std::string render_gpu_only_html(const analysis::GpuOnlyReport& r, const std::st
   if (!source.empty()) h += "profile <b>" + text::html_escape(source) + "</b><br>";
   if (const std::string c = meta(r, "command"); !c.empty()) h += "command <code>" + text::html_escape(c) + "</code><br>";
   h += "no step or stage ranges: the host stages are unknown</p>\n";
-  h += "<div class=\"verdict\">" + text::html_escape(r.verdict) + "</div>\n";
+  h += "<div class=\"verdict\">" + text::html_escape(to_text(r.verdict)) + "</div>\n";
   h += "<p>" + text::html_escape(summary_line(r)) + "</p>\n";
   h += "<h2>GPU busy and idle</h2>" + html_table(kDeviceHead, device_rows(r));
   h += "<h2>Kernels and copies</h2>" + html_table(kOpHead, op_rows(r));
@@ -120,7 +121,7 @@ std::string render_gpu_only_html(const analysis::GpuOnlyReport& r, const std::st
   h += "<p class=\"hint\">" + text::html_escape(r.how_to_get_stages) + "</p>\n";
   if (!r.notes.empty()) {
     h += "<h2>Notes</h2><ul>";
-    for (const auto& n : r.notes) h += "<li>" + text::html_escape(n) + "</li>";
+    for (const auto& n : to_text(r.notes)) h += "<li>" + text::html_escape(n) + "</li>";
     h += "</ul>\n";
   }
   if (!r.diagnostics.empty()) {
@@ -136,12 +137,12 @@ std::string render_gpu_only_html(const analysis::GpuOnlyReport& r, const std::st
 std::string render_gpu_only_markdown(const analysis::GpuOnlyReport& r, const std::string& source) {
   std::string m = "## amdahl report (GPU only)";
   if (!source.empty()) m += ": " + text::markdown_cell(source);
-  m += "\n\n**" + text::markdown_cell(r.verdict) + "**\n\n" + text::markdown_cell(summary_line(r)) + "\n\n";
+  m += "\n\n**" + text::markdown_cell(to_text(r.verdict)) + "**\n\n" + text::markdown_cell(summary_line(r)) + "\n\n";
   m += "### GPU busy and idle\n\n" + md_table(kDeviceHead, device_rows(r));
   m += "\n### Kernels and copies\n\n" + md_table(kOpHead, op_rows(r));
   m += "\n### Top kernels by time\n\n" + md_table(kKernelHead, kernel_rows(r));
   m.append("\n").append(text::markdown_cell(r.how_to_get_stages)).append("\n");
-  for (const auto& n : r.notes) m.append("\n* ").append(text::markdown_cell(n));
+  for (const auto& n : to_text(r.notes)) m.append("\n* ").append(text::markdown_cell(n));
   if (!r.notes.empty()) m += "\n";
   return m;
 }
@@ -166,7 +167,7 @@ nlohmann::json gpu_only_to_json(const GpuOnlyReport& r) {
   j["gpu_active"] = {{"start_ns", r.active.start_ns}, {"end_ns", r.active.end_ns}};
   j["steps"] = 0;
   j["stages"] = nlohmann::json::array();
-  j["verdict"] = r.verdict;
+  j["verdict"] = to_text(r.verdict);
   j["bound"] = r.bound;
   nlohmann::json g;
   g["busy_ns"] = r.busy_ns;
@@ -201,7 +202,7 @@ nlohmann::json gpu_only_to_json(const GpuOnlyReport& r) {
   g["top_kernels"] = std::move(tk);
   g["launch_calls"] = {{"count", r.launch_calls}, {"total_ns", r.launch_call_ns}};
   j["gpu"] = std::move(g);
-  detail::add_report_tail(j, r.notes, r.diagnostics, r.meta);
+  detail::add_report_tail(j, to_text(r.notes), r.diagnostics, r.meta);
   return j;
 }
 
@@ -216,7 +217,7 @@ std::string gpu_only_to_text(const GpuOnlyReport& r) {
                 ms_text(r.active.end_ns - r.active.start_ns).c_str());
   line(buf);
   line("");
-  line("verdict: " + r.verdict);
+  line("verdict: " + to_text(r.verdict));
   line("");
   line("GPU busy and idle");
   std::snprintf(buf, sizeof buf, "  %-16s %12s %12s %12s %12s %14s", "device", "busy", "idle (run)", "idle share",
@@ -264,7 +265,7 @@ std::string gpu_only_to_text(const GpuOnlyReport& r) {
   }
   line("");
   line(r.how_to_get_stages);
-  for (const auto& n : r.notes) line("note: " + n);
+  for (const auto& n : to_text(r.notes)) line("note: " + n);
   if (!r.diagnostics.empty()) {
     line("");
     line("diagnostics:");

@@ -1,5 +1,6 @@
 // The report's guidance as JSON and text (guidance_render.hpp).
 #include "amdahl/render/guidance_render.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "numbers.hpp"
 
 #include <cmath>
@@ -48,7 +49,7 @@ std::string target_text(const StageProjection& s, const Projections& p) {
 nlohmann::json projections_to_json(const Projections& p) {
   nlohmann::json j;
   j["headline"] = p.replay ? "replay" : "classic";
-  j["classic_only_reason"] = p.replay ? nlohmann::json(nullptr) : nlohmann::json(p.classic_only_reason);
+  j["classic_only_reason"] = p.replay ? nlohmann::json(nullptr) : nlohmann::json(to_text(p.classic_only_reason));
   j["replay_meaning"] = kReplayMeaning;
   j["classic_meaning"] = kClassicMeaning;
   j["replay_lower_bounds"] = p.replay_lower_bounds;
@@ -78,7 +79,7 @@ nlohmann::json next_actions_to_json(const std::vector<NextAction>& actions) {
   for (std::size_t i = 0; i < actions.size(); ++i) {
     const auto& x = actions[i];
     a.push_back({{"rank", i + 1}, {"kind", x.kind}, {"stage", x.stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.stage)},
-                 {"text", x.text}, {"command", x.command},
+                 {"text", to_text(x.text)}, {"command", x.command},
                  {"speedup", x.speedup ? num(*x.speedup) : nlohmann::json(nullptr)},
                  {"basis", x.basis.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.basis)}});
   }
@@ -88,13 +89,13 @@ nlohmann::json next_actions_to_json(const std::vector<NextAction>& actions) {
 nlohmann::json user_whatif_to_json(const UserWhatIf& u) {
   nlohmann::json sp = nlohmann::json::object();
   for (const auto& [stage, k] : u.speedups) sp[stage] = k;
-  return {{"change", u.change},
+  return {{"change", changes_text(u.speedups)},
           {"speedups", std::move(sp)},
           {"classic_speedup", num(u.classic)},
           {"replay_speedup", num(u.replay)},
           {"replayed", u.replayed},
           {"replay_interval", {num(u.replay_low), num(u.replay_high)}},
-          {"bottleneck", u.bottleneck_line},
+          {"bottleneck", to_text(u.bottleneck_line)},
           {"bounds", u.bounds}};
 }
 
@@ -104,7 +105,7 @@ std::string projections_to_text(const Projections& p) {
   if (p.replay) {
     out += "  replay (the headline figure): " + std::string(kReplayMeaning) + "\n";
   } else {
-    out += "  classic Amdahl only: " + p.classic_only_reason + "\n";
+    out += "  classic Amdahl only: " + to_text(p.classic_only_reason) + "\n";
   }
   out += "  classic Amdahl: " + std::string(kClassicMeaning) + "\n";
   char buf[512];
@@ -146,7 +147,7 @@ std::string projections_to_text(const Projections& p) {
 }
 
 std::string user_whatif_to_text(const UserWhatIf& u) {
-  std::string out = "\nwhat-if (--whatif " + u.change + "): ";
+  std::string out = "\nwhat-if (--whatif " + changes_text(u.speedups) + "): ";
   char buf[256];
   if (u.replayed)
     std::snprintf(buf, sizeof buf, "%s by replay (95%% interval %s .. %s)%s; classic Amdahl %s\n", times(u.replay).c_str(),
@@ -155,7 +156,7 @@ std::string user_whatif_to_text(const UserWhatIf& u) {
   else
     std::snprintf(buf, sizeof buf, "%s classic Amdahl (no replay: see notes)\n", times(u.classic).c_str());
   out += buf;
-  if (!u.bottleneck_line.empty()) out += "  " + u.bottleneck_line + "\n";
+  if (u.bottleneck_line) out += "  " + to_text(u.bottleneck_line) + "\n";
   return out;
 }
 
@@ -163,7 +164,7 @@ std::string next_actions_to_text(const std::vector<NextAction>& actions) {
   if (actions.empty()) return "";
   std::string out = "\nwhat to do next:\n";
   for (std::size_t i = 0; i < actions.size(); ++i) {
-    out += "  " + std::to_string(i + 1) + ". " + actions[i].text + "\n";
+    out += "  " + std::to_string(i + 1) + ". " + to_text(actions[i].text) + "\n";
     out += "     check: " + actions[i].command + "\n";
   }
   return out;

@@ -3,6 +3,7 @@
 
 #include "amdahl/text/escape.hpp"
 #include "amdahl/render/svg_charts.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "render_common.hpp"
 
 namespace amdahl::render::detail {
@@ -33,7 +34,7 @@ std::string ranks_html(const analysis::Report& r, const std::vector<std::string>
   if (ra.rows.size() < 2) return "";
   std::string h = "<h2>Ranks</h2><p class=\"sub\">" + std::to_string(ra.world) +
                   " ranks side by side: each bar is one rank's driving thread, per step, by stage.</p>";
-  if (!ra.line.empty()) h += "<p>" + text::html_escape(ra.line) + ".</p>";
+  if (ra.line) h += "<p>" + text::html_escape(to_text(ra.line)) + ".</p>";
   h += svg_rank_bars(rank_bars(r, colors), "ms per step", "straggler");
   h += "<table><tr><th>rank</th><th>pid</th><th>ms/step</th><th>communication ms</th><th>exposed ms</th>"
        "<th>hidden ms</th><th>late ms</th><th>last at</th></tr>";

@@ -8,6 +8,7 @@
 #include "amdahl/text/escape.hpp"
 #include "amdahl/render/renderers.hpp"
 #include "amdahl/render/svg_charts.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "html_ranks.hpp"
 #include "render_common.hpp"
 
@@ -65,7 +66,7 @@ std::string next_actions_html(const std::vector<analysis::NextAction>& actions) 
   if (actions.empty()) return "";
   std::string h = "<h2>What to do next</h2><ol class=\"next\">";
   for (const auto& a : actions)
-    h += "<li>" + esc(a.text) + "<br><span class=\"muted\">check:</span> <code>" + esc(a.command) + "</code></li>";
+    h += "<li>" + esc(to_text(a.text)) + "<br><span class=\"muted\">check:</span> <code>" + esc(a.command) + "</code></li>";
   return h + "</ol>\n";
 }
 
@@ -75,7 +76,7 @@ std::string projection_table_html(const analysis::Report& r, const analysis::Pro
                                   const std::vector<std::size_t>& vis, const std::vector<std::string>& colors) {
   std::string h;
   h += p.replay ? "<p class=\"sub\"><b>Replay</b> (the headline): " + esc(kReplayMeaning) + ".<br>"
-                : "<p class=\"sub\"><b>Classic Amdahl only</b>: " + esc(p.classic_only_reason) + ".<br>";
+                : "<p class=\"sub\"><b>Classic Amdahl only</b>: " + esc(to_text(p.classic_only_reason)) + ".<br>";
   h += "<b>Classic Amdahl</b>: " + esc(kClassicMeaning) + ".</p>";
   h += "<table class=\"proj\"><tr><th rowspan=\"2\">stage</th><th rowspan=\"2\">share</th>";
   if (p.replay) h += "<th colspan=\"4\">replay (overlap-aware)</th>";
@@ -159,8 +160,10 @@ std::string header_html(const analysis::Report& r, const RenderOptions& options)
 // The verdict and the window line.
 std::string verdict_html(const analysis::Report& r) {
   std::string h;
-  const bool warn = r.verdict.rfind("unannotated", 0) == 0 || r.verdict.rfind("no ", 0) == 0;
-  h += "<div class=\"verdict" + std::string(warn ? " warn" : "") + "\">" + esc(r.verdict) + "</div>";
+  using namespace analysis::findings;
+  const bool warn = std::holds_alternative<Unannotated>(r.verdict) || std::holds_alternative<NoStageTime>(r.verdict) ||
+                    std::holds_alternative<NoDominantStage>(r.verdict);
+  h += "<div class=\"verdict" + std::string(warn ? " warn" : "") + "\">" + esc(to_text(r.verdict)) + "</div>";
   h += "<p class=\"sub\">" + esc(detail::window_line(r)) +
        ". A group of stages is named when it holds at least 30% of the exposed time (docs/analysis.md, "
        "&ldquo;Verdict&rdquo;).</p>\n";
@@ -268,7 +271,7 @@ std::string requested_whatif_html(const analysis::WhatIf& w) {
        fixed(w.simulated_interval.low, 3) + " &ndash; " + fixed(w.simulated_interval.high, 3) + "</td><td>" +
        ms(w.simulated_wall_ns) + "</td><td>" + detail::speedup(w.naive_speedup) + "</td><td>" +
        fixed(w.naive_interval.low, 3) + " &ndash; " + fixed(w.naive_interval.high, 3) + "</td></tr></table>";
-  if (!w.bottleneck_line.empty()) h += "<p class=\"sub\">" + esc(w.bottleneck_line) + "</p>";
+  if (w.bottleneck_line) h += "<p class=\"sub\">" + esc(to_text(w.bottleneck_line)) + "</p>";
   if (w.target) {
     h += "<table><tr><th>stage alone</th><th>share</th><th>factor for " + fixed(*w.target, 2) +
          "x (replay)</th><th>replay limit</th><th>classic factor</th><th>classic limit</th></tr>";
@@ -281,7 +284,7 @@ std::string requested_whatif_html(const analysis::WhatIf& w) {
   }
   if (!w.notes.empty()) {
     h += "<ul class=\"notes\">";
-    for (const auto& n : w.notes) h += "<li>" + esc(n) + "</li>";
+    for (const auto& n : to_text(w.notes)) h += "<li>" + esc(n) + "</li>";
     h += "</ul>";
   }
   return h;
@@ -330,7 +333,7 @@ std::string gpu_html(const analysis::Report& r) {
 std::string notes_html(const analysis::Report& r) {
   std::string h;
   h += "<h2>Notes</h2><ul class=\"notes\">";
-  for (const auto& n : r.notes) h += "<li>" + esc(n) + "</li>";
+  for (const auto& n : to_text(r.notes)) h += "<li>" + esc(n) + "</li>";
   if (r.exposure.bounds) h += "<li><b>Some figures are bounds, not estimates</b> (see above).</li>";
   h += "</ul>";
   h += "<h2>Diagnostics</h2>";

@@ -6,6 +6,7 @@
 #include "amdahl/render/guidance_render.hpp"
 #include "amdahl/text/escape.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "render_common.hpp"
 
 namespace amdahl::render {
@@ -27,7 +28,7 @@ std::string command_md(const std::string& s) {
 std::string projections_markdown(const analysis::Projections& p) {
   std::string m = "\n### Projections: the whole run with one stage k times faster\n\n";
   m += p.replay ? "- **" + text::markdown_cell("replay") + "** (the headline): " + text::markdown_cell(kReplayMeaning) + "\n"
-                : "- **classic Amdahl only**: " + text::markdown_cell(p.classic_only_reason) + "\n";
+                : "- **classic Amdahl only**: " + text::markdown_cell(to_text(p.classic_only_reason)) + "\n";
   m += "- **classic Amdahl**: " + text::markdown_cell(kClassicMeaning) + "\n\n";
   const std::string target = "for " + fixed(p.target, 2) + "x overall";
   if (p.replay) {
@@ -61,7 +62,7 @@ std::string render_markdown(const analysis::Report& r, const std::optional<analy
   std::string m;
   m += "## amdahl report";
   if (!options.source.empty()) m += ": " + text::markdown_cell(options.source);
-  m += "\n\n**" + text::markdown_cell(r.verdict) + "**\n\n" + text::markdown_cell(detail::window_line(r)) + ".\n\n";
+  m += "\n\n**" + text::markdown_cell(to_text(r.verdict)) + "**\n\n" + text::markdown_cell(detail::window_line(r)) + ".\n\n";
   const analysis::Guidance guidance = detail::guidance_for(r, whatif, options.source);
   m += "| stage | exposed ms | share | host total ms | hidden ms |\n";
   m += "|:--|--:|--:|--:|--:|\n";
@@ -78,7 +79,7 @@ std::string render_markdown(const analysis::Report& r, const std::optional<analy
   if (!guidance.next_actions.empty()) {
     m += "\n### What to do next\n\n";
     for (std::size_t k = 0; k < guidance.next_actions.size(); ++k)
-      m += std::to_string(k + 1) + ". " + text::markdown_cell(guidance.next_actions[k].text) + " &mdash; check: " +
+      m += std::to_string(k + 1) + ". " + text::markdown_cell(to_text(guidance.next_actions[k].text)) + " &mdash; check: " +
            command_md(guidance.next_actions[k].command) + "\n";
   }
   if (r.steps > 0) {
@@ -102,7 +103,7 @@ std::string render_markdown(const analysis::Report& r, const std::optional<analy
          " | " + fixed(w.simulated_interval.low, 3) + "-" + fixed(w.simulated_interval.high, 3) + " | " +
          detail::speedup(w.naive_speedup) + " | " + fixed(w.naive_interval.low, 3) + "-" +
          fixed(w.naive_interval.high, 3) + " |\n";
-    if (!w.bottleneck_line.empty()) m += "\n" + text::markdown_cell(w.bottleneck_line) + "\n";
+    if (w.bottleneck_line) m += "\n" + text::markdown_cell(to_text(w.bottleneck_line)) + "\n";
     if (w.target) {
       m += "\nFor " + fixed(*w.target, 2) + "x overall, each stage alone needs:\n\n| stage | share | factor (replay) | "
            "replay limit | classic factor | classic limit |\n|:--|--:|--:|--:|--:|--:|\n";
@@ -116,7 +117,7 @@ std::string render_markdown(const analysis::Report& r, const std::optional<analy
   }
   if (!r.notes.empty() || !r.diagnostics.empty()) {
     m += "\n<details><summary>Notes and diagnostics</summary>\n\n";
-    for (const auto& n : r.notes) m += "- " + text::markdown_cell(n) + "\n";
+    for (const auto& n : to_text(r.notes)) m += "- " + text::markdown_cell(n) + "\n";
     for (const auto& d : r.diagnostics)
       m += "- diagnostic " + text::markdown_cell(d.key) + " (pid " + std::to_string(d.pid) + "): " +
            std::to_string(d.count) + " " + text::markdown_cell(d.detail) + "\n";

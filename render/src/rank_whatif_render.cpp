@@ -1,5 +1,6 @@
 // The data-parallel what-ifs (analysis/rank_whatif.hpp) as JSON and text.
 #include "amdahl/analysis/rank_whatif.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "amdahl/render/renderers.hpp"
 
 #include <cstdio>
@@ -36,7 +37,7 @@ void add_rank_whatif_json(nlohmann::json& j, const Report& report, const RankWha
                             {"fixed_ns", p.fixed_ns},
                             {"projected_collective_ns", p.projected_ns},
                             {"factor", p.factor},
-                            {"model", p.model},
+                            {"model", to_text(p)},
                             {"step_ns", step},
                             {"projected_step_ns", w != nullptr && w->simulated_speedup > 0
                                                       ? nlohmann::json(step / w->simulated_speedup)
@@ -61,7 +62,7 @@ std::string rank_whatif_text(const Report& report, const RankWhatIf& rw, const W
   if (rw.projection) {
     const RankProjection& p = *rw.projection;
     const double step = step_ns(report);
-    out += "\nprojection to " + std::to_string(p.to_ranks) + " ranks:\n  model: " + p.model + "\n";
+    out += "\nprojection to " + std::to_string(p.to_ranks) + " ranks:\n  model: " + to_text(p) + "\n";
     if (w != nullptr && w->simulated_speedup > 0) {
       std::snprintf(buf, sizeof buf, "  %zu rank%s: %.2f ms/step -> %zu ranks: %.2f ms/step (simulated, %.3gx per rank)\n",
                     p.from_ranks, p.from_ranks == 1 ? "" : "s", step / 1e6, p.to_ranks,

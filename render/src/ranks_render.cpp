@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "amdahl/analysis/ranks.hpp"
+#include "amdahl/render/finding_text.hpp"
 
 namespace amdahl::render {
 using namespace analysis;
@@ -24,7 +25,7 @@ nlohmann::json ranks_to_json(const RankAnalysis& ra, const std::vector<std::stri
   j["collectives"] = ra.collectives;
   j["comm_bytes"] = ra.comm_bytes;
   j["collective_ns"] = ra.transfer_ns;
-  j["line"] = ra.line;
+  j["line"] = to_text(ra.line);
   nlohmann::json rows = nlohmann::json::array();
   for (const RankRow& r : ra.rows) {
     nlohmann::json row;
@@ -86,7 +87,7 @@ std::string ranks_to_text(const RankAnalysis& ra, const std::vector<std::string>
                   ra.straggler && &ra.rows[*ra.straggler] == &r ? "  <- straggler" : "");
     out += buf;
   }
-  if (!ra.line.empty()) out += "  " + ra.line + "\n";
+  if (ra.line) out += "  " + to_text(ra.line) + "\n";
   if (ra.straggler && ra.fixed_step_ns > 0) {
     const RankRow& w = ra.rows[*ra.straggler];
     double others = 0;

@@ -9,6 +9,7 @@
 #include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/verdict_guard.hpp"
 #include "amdahl/analysis/report.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "json_common.hpp"
 #include "numbers.hpp"
 
@@ -160,7 +161,7 @@ nlohmann::json report_to_json(const Report& r) {
   }
 
   if (!r.ranks.rows.empty()) j["ranks"] = ranks_to_json(r.ranks, r.stage_names());  // ranks.hpp
-  j["verdict"] = r.verdict;
+  j["verdict"] = to_text(r.verdict);
   const double idle_share = gpu_idle_share(r.gpu, r.wall_ns);  // no device busy (verdict_guard.hpp)
   j["gpu"]["any_busy_ns"] = r.gpu.any_busy_ns;
   j["gpu"]["idle_share"] = idle_share >= 0 ? nlohmann::json(idle_share) : nlohmann::json(nullptr);
@@ -169,13 +170,13 @@ nlohmann::json report_to_json(const Report& r) {
     j["next_actions"] = next_actions_to_json(r.guidance.next_actions);
     j["user_whatif"] = r.guidance.user_whatif ? user_whatif_to_json(*r.guidance.user_whatif) : nlohmann::json(nullptr);
   }
-  detail::add_report_tail(j, r.notes, r.diagnostics, r.meta);
+  detail::add_report_tail(j, to_text(r.notes), r.diagnostics, r.meta);
   return j;
 }
 
 nlohmann::json path_explanation_to_json(const PathExplanation& e) {
   nlohmann::json j;
-  j["text"] = e.text;
+  j["text"] = to_text(e);
   j["path_ns"] = std::llround(e.path_ns);
   nlohmann::json lanes = nlohmann::json::array();
   for (const auto& p : e.lanes) lanes.push_back({{"what", p.what}, {"ns", std::llround(p.ns)}, {"fraction", p.fraction}});

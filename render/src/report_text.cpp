@@ -10,6 +10,7 @@
 #include "amdahl/analysis/path_explanation.hpp"
 #include "amdahl/analysis/report.hpp"
 #include "amdahl/text/escape.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "numbers.hpp"
 
 namespace amdahl::render {
@@ -90,8 +91,8 @@ std::string report_to_text(const Report& r, bool with_notes) {
            "stages add up serially (no overlap); `amdahl report` gives the replay beside it\n";
   out += projections_to_text(r.guidance.projections);
   if (r.guidance.user_whatif) out += user_whatif_to_text(*r.guidance.user_whatif);
-  out += "\nverdict: " + r.verdict + "\n";
-  if (r.graph && r.exposed_basis == "critical_path") out += r.explanation.text + "\n";
+  out += "\nverdict: " + to_text(r.verdict) + "\n";
+  if (r.graph && r.exposed_basis == "critical_path") out += to_text(r.explanation) + "\n";
   out += next_actions_to_text(r.guidance.next_actions);
   if (r.steps > 1) {
     std::snprintf(buf, sizeof buf, "step time: mean %.3f ms, median %.3f ms, p95 %.3f ms, stddev %.3f ms\n",
@@ -158,7 +159,7 @@ std::string report_to_text(const Report& r, bool with_notes) {
   out += ranks_to_text(r.ranks, r.stage_names());  // data-parallel ranks (ranks.hpp), if any
   if (with_notes && !r.notes.empty()) {
     out += "\nnotes:\n";
-    for (const auto& n : r.notes) out += "  - " + n + "\n";
+    for (const auto& n : to_text(r.notes)) out += "  - " + n + "\n";
   }
   // CUPTI's own overhead records are information, not problems: one summed line (the JSON
   // keeps every entry).

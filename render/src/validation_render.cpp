@@ -5,6 +5,7 @@
 #include "amdahl/analysis/restructure.hpp"
 #include "amdahl/analysis/validate.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "numbers.hpp"
 
 namespace amdahl::render {
@@ -20,7 +21,7 @@ nlohmann::json validation_to_json(const Report& base, const Report& improved, co
   auto run = [](const Report& r) {
     return nlohmann::json{{"wall_ns", r.wall_ns}, {"steps", r.steps},
                           {"ms_per_step", static_cast<double>(r.wall_ns) / 1e6 / static_cast<double>(r.steps)},
-                          {"exposed_basis", r.exposed_basis}, {"verdict", r.verdict}};
+                          {"exposed_basis", r.exposed_basis}, {"verdict", to_text(r.verdict)}};
   };
   j["base"] = run(base);
   j["improved"] = run(improved);
@@ -44,7 +45,7 @@ nlohmann::json validation_to_json(const Report& base, const Report& improved, co
     return nlohmann::json{{"stage", s.stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.stage)},
                           {"fraction", s.fraction}};
   };
-  j["bottleneck"] = {{"line", v.bottleneck_line}, {"before", share(v.bottleneck_before)},
+  j["bottleneck"] = {{"line", to_text(v.bottleneck_line)}, {"before", share(v.bottleneck_before)},
                      {"after", share(v.bottleneck_after)},
                      {"moved", v.bottleneck_before.stage != v.bottleneck_after.stage}};
   nlohmann::json rows = nlohmann::json::array();
@@ -58,7 +59,7 @@ nlohmann::json validation_to_json(const Report& base, const Report& improved, co
     rows.push_back(std::move(row));
   }
   j["stages"] = std::move(rows);
-  j["notes"] = v.notes;
+  j["notes"] = to_text(v.notes);
   return j;
 }
 
@@ -97,10 +98,10 @@ std::string validation_to_text(const Report& base, const Report& improved, const
                   v.workers, v.predicted_stage_factors_only, v.stage_factors_only_error * 100);
     out += buf;
   }
-  if (!v.bottleneck_line.empty()) out += "\n" + v.bottleneck_line + "\n";
+  if (v.bottleneck_line) out.append("\n").append(to_text(v.bottleneck_line)).append("\n");
   if (!v.notes.empty()) {
     out += "\nnotes:\n";
-    for (const auto& n : v.notes) out += "  - " + n + "\n";
+    for (const auto& n : to_text(v.notes)) out += "  - " + n + "\n";
   }
   return out;
 }

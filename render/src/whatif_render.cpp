@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "amdahl/analysis/whatif.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "numbers.hpp"
 
 namespace amdahl::render {
@@ -62,7 +63,7 @@ std::string workers_text(const Report& report, const WhatIf& w, const char* boun
   }
   std::snprintf(buf, sizeof buf, "window: %.1f ms -> %.1f ms (simulated)\n", wall / 1e6, w.simulated_wall_ns / 1e6);
   out += buf;
-  if (!w.bottleneck_line.empty()) out += w.bottleneck_line + "\n";
+  if (w.bottleneck_line) out += to_text(w.bottleneck_line) + "\n";
   return out;
 }
 
@@ -125,7 +126,7 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
     sim["bottleneck"] = {{"before", share(w.bottleneck_before)},
                          {"after", share(w.bottleneck_after)},
                          {"moved", w.bottleneck_before.stage != w.bottleneck_after.stage},
-                         {"line", w.bottleneck_line}};
+                         {"line", to_text(w.bottleneck_line)}};
     sim["after_fractions"] = std::move(after);
   }
   j["simulation"] = std::move(sim);
@@ -150,7 +151,7 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
     j["target"] = {{"speedup", *w.target}, {"reachable", w.target_reachable()}, {"stages", std::move(rows)}};
   }
   auto notes = j["notes"];
-  for (const auto& n : w.notes) notes.push_back(n);
+  for (const auto& n : to_text(w.notes)) notes.push_back(n);
   j["notes"] = std::move(notes);
   return j;
 }
@@ -187,7 +188,7 @@ std::string whatif_to_text(const Report& report, const WhatIf& w) {
     std::snprintf(buf, sizeof buf, "window: %.1f ms -> %.1f ms (classic), %.1f ms (simulated)\n",
                   static_cast<double>(report.wall_ns) / 1e6, w.projected_wall_ns / 1e6, w.simulated_wall_ns / 1e6);
     out += buf;
-    if (!w.bottleneck_line.empty()) out += w.bottleneck_line + "\n";
+    if (w.bottleneck_line) out += to_text(w.bottleneck_line) + "\n";
   }
   if (w.target) {
     std::snprintf(buf, sizeof buf, "\nfactor each stage alone needs for %s overall:\n", times(*w.target).c_str());
@@ -217,8 +218,8 @@ std::string whatif_to_text(const Report& report, const WhatIf& w) {
       out += buf;
     }
   }
-  std::vector<std::string> notes = report.notes;
-  notes.insert(notes.end(), w.notes.begin(), w.notes.end());
+  std::vector<std::string> notes = to_text(report.notes);
+  for (auto& n : to_text(w.notes)) notes.push_back(std::move(n));
   out += "\nnotes:\n";
   for (const auto& n : notes) out += "  - " + n + "\n";
   return out;

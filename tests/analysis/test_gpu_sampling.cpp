@@ -9,6 +9,7 @@
 
 #include "amdahl/analysis/report.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "profile_builder.hpp"
 
 using namespace amdahl::analysis;
@@ -77,7 +78,8 @@ TEST_CASE("sampled windows: same stage fractions and GPU share as the fully trac
   CHECK(sampled.gpu_sampling->used_window == 2);
   CHECK(sampled.gpu_sampling->run_step_mean_ms == doctest::Approx(10.0));
   bool noted = false;
-  for (const auto& n : sampled.notes) noted |= n.rfind("sampled GPU figures: GPU activity was traced for 10 of 60 steps", 0) == 0;
+  for (const auto& n : sampled.notes)
+    noted |= amdahl::render::to_text(n).rfind("sampled GPU figures: GPU activity was traced for 10 of 60 steps", 0) == 0;
   CHECK(noted);
   CHECK_FALSE(full.gpu_sampling);
   const auto j = report_to_json(sampled);

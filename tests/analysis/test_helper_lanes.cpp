@@ -49,7 +49,7 @@ TEST_CASE("helper thread idle gaps are waits on the driving thread: the loading 
   REQUIRE(r.graph);
   CHECK(r.exposed_basis == "critical_path");
   bool noted = false;
-  for (const auto& n : r.notes) noted |= n.find("idle gaps") != std::string::npos;
+  for (const auto& n : r.notes) noted |= std::holds_alternative<findings::HelperIdleWaits>(n);
   CHECK(noted);
   CHECK(r.find_stage("cpu_preprocess")->fraction == doctest::Approx(20.0 / 30).epsilon(0.02));
   const WhatIf w = compute_whatif(r, {{"cpu_preprocess", 2.0}}, std::nullopt);
@@ -130,7 +130,8 @@ TEST_CASE("loader lanes: a pool worker's idle gaps are waits released by the dri
   const double drv_other = r.driving_view.exposed_ns.back() / static_cast<double>(r.wall_ns);
   CHECK(drv_other < 0.02);
   bool noted = false;
-  for (const auto& n : r.notes) noted |= n.find("between the tasks of 1 loader thread") != std::string::npos;
+  for (const auto& n : r.notes)
+    if (const auto* f = std::get_if<findings::LoaderIdleWaits>(&n)) noted |= f->lanes == 1;
   CHECK(noted);
   // The worker's gaps before each step's first item: waits joined to the driving lane.
   const ReplayGraph& g = *r.graph;
@@ -158,5 +159,5 @@ TEST_CASE("loader lanes: a worker that annotates its own waits keeps them (not a
   opt.warmup = 1;
   const Report r = analyze(pool_like(6, true), opt);
   REQUIRE(r.graph);
-  for (const auto& n : r.notes) CHECK(n.find("loader thread") == std::string::npos);
+  for (const auto& n : r.notes) CHECK_FALSE(std::holds_alternative<findings::LoaderIdleWaits>(n));
 }

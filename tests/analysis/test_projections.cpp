@@ -73,10 +73,14 @@ TEST_CASE("projections: without a usable graph, classic only and why") {
   Report r = analyze(serial_profile());
   r.graph.reset();
   r.exposed_basis = "driving_thread";
-  r.notes.push_back("exposed time is the driving thread's view (...): the dependency graph could not be used (empty graph)");
+  r.notes.push_back(findings::DrivingThreadBasis{"empty graph"});
   const Projections p = compute_projections(r);
   CHECK_FALSE(p.replay);
-  CHECK(p.classic_only_reason == "the run's dependency graph could not be replayed (empty graph)");
+  REQUIRE(p.classic_only_reason);
+  const auto* why = std::get_if<findings::ClassicOnly>(&*p.classic_only_reason);
+  REQUIRE(why);
+  REQUIRE(why->graph_failure);
+  CHECK(why->graph_failure->why == "empty graph");
   for (const auto& s : p.stages) CHECK_FALSE(s.replay);
   CHECK(*row(p, "gpu_compute").target_factor == doctest::Approx(0.5 / (0.8 - 0.5)).epsilon(1e-9));
   CHECK(p.replays == 0);

@@ -3,6 +3,7 @@
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/ranks.hpp"
+#include "amdahl/render/finding_text.hpp"
 
 using namespace amdahl::analysis;
 
@@ -32,7 +33,7 @@ TEST_CASE("projection from one rank: the measured collective is the fixed cost")
   CHECK(p.fixed_ns == doctest::Approx(10e6));
   CHECK(p.projected_ns == doctest::Approx(10e6 + 1.5 * 262144 / 62.5e6 * 1e9));
   CHECK(p.factor == doctest::Approx(10e6 / p.projected_ns));
-  CHECK(p.model.find("2(M-1)/M") != std::string::npos);
+  CHECK(amdahl::render::to_text(p).find("2(M-1)/M") != std::string::npos);
   CHECK_THROWS_AS(project_ranks(measured(1, 10e6, 262144), 4, std::nullopt), UsageError);
   CHECK_THROWS_AS(project_ranks(measured(1, 10e6, 0), 4, 1e9), UsageError);
 }

@@ -7,6 +7,7 @@
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/stage_stats.hpp"
 #include "amdahl/analysis/whatif.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "amdahl/render/renderers.hpp"
 #include "profile_builder.hpp"
 
@@ -58,20 +59,20 @@ TEST_CASE("report text and verdict") {
   CHECK(text.find("disk_io") != std::string::npos);
   CHECK(text.find("verdict: ") != std::string::npos);
   CHECK(text.find("unbalanced_pop") != std::string::npos);
-  CHECK(r.verdict.rfind("compute bound: 55% of each step is exposed GPU compute", 0) == 0);
+  CHECK(to_text(r.verdict).rfind("compute bound: 55% of each step is exposed GPU compute", 0) == 0);
 
   std::vector<StageRow> rows(3);
   rows[0].name = "disk_io"; rows[0].fraction = 0.30;
   rows[1].name = "cpu_preprocess"; rows[1].fraction = 0.13;
   rows[2].name = "other"; rows[2].is_other = true; rows[2].fraction = 0.57;
-  CHECK(verdict_line(rows, true).rfind("unannotated: 57%", 0) == 0);
+  CHECK(to_text(verdict_line(rows, true)).rfind("unannotated: 57%", 0) == 0);
   rows[2].fraction = 0.2;
   rows.insert(rows.begin() + 2, StageRow{});
   rows[2].name = "gpu_compute"; rows[2].fraction = 0.37;
-  CHECK(verdict_line(rows, true) ==
+  CHECK(to_text(verdict_line(rows, true)) ==
         "input bound: 43% of each step is exposed data loading (disk_io 30%, cpu_preprocess 13%)");
   rows[0].fraction = 0.1; rows[1].fraction = 0.1; rows[2].fraction = 0.25;
-  CHECK(verdict_line(rows, true).rfind("no dominant stage", 0) == 0);
+  CHECK(to_text(verdict_line(rows, true)).rfind("no dominant stage", 0) == 0);
 }
 
 TEST_CASE("verdict: the host parts of GPU stages and launch calls are one group, beside many user stages") {
@@ -89,10 +90,10 @@ TEST_CASE("verdict: the host parts of GPU stages and launch calls are one group,
   StageRow other;
   other.name = "other"; other.is_other = true; other.fraction = 0.40;
   rows.push_back(other);
-  CHECK(verdict_line(rows, true, 0.2) ==
+  CHECK(to_text(verdict_line(rows, true, 0.2)) ==
         "launch bound (host overhead): 50% of each step is exposed host time launching GPU work (gpu_compute host "
         "part 30%, launch calls outside stages 20%); a faster GPU shortens none of it");
-  CHECK(verdict_line(rows, true, 0.0).rfind("unannotated: 40%", 0) == 0);
+  CHECK(to_text(verdict_line(rows, true, 0.0)).rfind("unannotated: 40%", 0) == 0);
 }
 
 TEST_CASE("whatif: numbers, fields, reproducible interval, unknown stage") {

@@ -117,7 +117,7 @@ TEST_CASE("no steps: the longest-lived thread with stages, with a note; empty: I
   CHECK(r.find_stage("h2d")->fraction == doctest::Approx(0.4));
   CHECK(r.stages.back().fraction == doctest::Approx(0.1));
   bool noted = false;
-  for (const auto& n : r.notes) noted |= n.find("no step ranges") != std::string::npos;
+  for (const auto& n : r.notes) noted |= std::holds_alternative<findings::NoSteps>(n);
   CHECK(noted);
 
   ProfileBuilder empty;

@@ -10,6 +10,7 @@
 #include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/analysis/whatif.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "amdahl/render/finding_text.hpp"
 
 using namespace amdahl;
 using namespace amdahl::analysis;
@@ -266,7 +267,7 @@ TEST_CASE("whatif: the replay moves the bottleneck where classic Amdahl overesti
   CHECK(w.naive_speedup > 1.5 * w.simulated_speedup);
   CHECK(w.bottleneck_before.stage == "gpu_compute");
   CHECK(w.bottleneck_after.stage == "cpu_preprocess");
-  CHECK(w.bottleneck_line.find("cpu_preprocess holds") != std::string::npos);
+  CHECK(render::to_text(w.bottleneck_line).find("cpu_preprocess holds") != std::string::npos);
   CHECK(w.simulated_interval.low <= w.simulated_speedup + 1e-9);
   CHECK(w.simulated_interval.high >= w.simulated_speedup - 1e-9);
   // A hidden stage buys nothing in the replay.

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "amdahl/analysis/profile_diff.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "amdahl/render/renderers.hpp"
 #include "report_fixture.hpp"
 
@@ -32,8 +33,8 @@ TEST_CASE("diff: the faster stage, the step change, and the shares of it") {
   CHECK(gpu->verdict == "unchanged");
   CHECK(shares == doctest::Approx(1.0).epsilon(1e-6));
   CHECK(d.stages.back().name == "other");
-  CHECK(d.summary.find("1.27x faster") != std::string::npos);
-  CHECK(d.summary.find("disk_io") != std::string::npos);
+  CHECK(render::to_text(d.summary).find("1.27x faster") != std::string::npos);
+  CHECK(render::to_text(d.summary).find("disk_io") != std::string::npos);
 
   const auto j = render::diff_to_json(d);
   CHECK(j["speedup"].get<double>() == doctest::Approx(d.speedup));

@@ -20,6 +20,7 @@
 #include "../../import/src/kineto_loader_lane.hpp"
 #include "amdahl/import/kineto_import.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "kineto_synth.hpp"
 
 using namespace amdahl;
@@ -216,7 +217,7 @@ namespace {
 
 // The report note that starts with `prefix` ("" when none).
 std::string note(const analysis::Report& r, const std::string& prefix) {
-  for (const auto& n : r.notes)
+  for (const auto& n : render::to_text(r.notes))
     if (n.rfind(prefix, 0) == 0) return n;
   return {};
 }
@@ -310,8 +311,8 @@ TEST_CASE("kineto import: with DataLoader workers the __next__ wait is data_load
   REQUIRE(loading);
   CHECK(!loading->on_gpu);
   // The verdict counts it as input (disk_io + cpu_preprocess together).
-  CHECK(rep.verdict.rfind("input bound: ", 0) == 0);
-  CHECK(rep.verdict.find("data loading") != std::string::npos);
+  CHECK(render::to_text(rep.verdict).rfind("input bound: ", 0) == 0);
+  CHECK(render::to_text(rep.verdict).find("data loading") != std::string::npos);
   // The note: a wait for worker processes the trace does not see, not splittable.
   const std::string n = note(rep, "data_loading: ");
   REQUIRE(!n.empty());
@@ -331,7 +332,7 @@ TEST_CASE("kineto import: num_workers=0 loading is the same data_loading stage, 
   CHECK(no_time(rep, "disk_io"));
   // The fetch's aten ops (inside the __next__ range) belong to it.
   CHECK(fraction(rep, "data_loading") == doctest::Approx(o.fetch_us / o.iteration_us()).epsilon(0.02));
-  CHECK(rep.verdict.rfind("input bound: ", 0) == 0);
+  CHECK(render::to_text(rep.verdict).rfind("input bound: ", 0) == 0);
   const std::string n = note(rep, "data_loading: ");
   REQUIRE(!n.empty());
   CHECK(n.find("num_workers=0") != std::string::npos);
@@ -476,9 +477,9 @@ TEST_CASE("kineto import: when the workers are the bottleneck the loading is on 
   // The workers produce one batch per iteration: the whole step is loading (the training
   // thread's 10.85 ms of work overlaps it), not the 73% the waits alone would say.
   CHECK(fraction(rep, "data_loading") > 0.95);
-  CHECK(rep.verdict.rfind("input bound: ", 0) == 0);
+  CHECK(render::to_text(rep.verdict).rfind("input bound: ", 0) == 0);
   // The critical path runs on the inferred lane.
-  CHECK(rep.explanation.text.find("DataLoader workers (inferred)") != std::string::npos);
+  CHECK(render::to_text(rep.explanation).find("DataLoader workers (inferred)") != std::string::npos);
   CHECK(note(rep, "data_loading: ").find("the workers were the bottleneck") != std::string::npos);
   // With 6 iterations (too few to tell) the waits stay data_loading work, as before.
   test::SynthTrace shrt;

@@ -9,6 +9,7 @@
 #include "amdahl/analysis/whatif.hpp"
 #include "amdahl/render/render.hpp"
 #include "amdahl/render/svg_charts.hpp"
+#include "amdahl/render/finding_text.hpp"
 #include "../../render/src/numbers.hpp"
 #include "report_fixture.hpp"
 
@@ -42,7 +43,7 @@ TEST_CASE("render_html: self-contained, every profile name escaped") {
   CHECK(h.find('\x01') == std::string::npos);
   CHECK(h.find('\x7f') == std::string::npos);
   // The sections are there: verdict, charts, tables.
-  CHECK(h.find(report.verdict.substr(0, 10)) != std::string::npos);
+  CHECK(h.find(render::to_text(report.verdict).substr(0, 10)) != std::string::npos);
   CHECK(count(h, "<svg") >= 3);
   CHECK(h.find("Per-step statistics") != std::string::npos);
   CHECK(h.find("Requested what-if") != std::string::npos);
@@ -129,7 +130,7 @@ format::Profile ranks_fixture(std::uint32_t ranks) {
 TEST_CASE("render_html: a multi-rank profile has one stacked bar per rank, the straggler marked") {
   const auto report = analysis::analyze(ranks_fixture(4));
   REQUIRE(report.ranks.rows.size() == 4);
-  INFO(report.ranks.line);
+  INFO(render::to_text(report.ranks.line));
   REQUIRE(report.ranks.straggler);
   CHECK(report.ranks.rows[*report.ranks.straggler].rank == 2);
   const std::string h = render::render_html(report, std::nullopt, {"ranks.amdahl"});

@@ -66,9 +66,9 @@ struct GpuOnlyReport {
   std::size_t launch_calls = 0;            // API calls correlated with a GPU operation
   std::int64_t launch_call_ns = 0;
   std::string bound;    // "gpu_bound", "launch_bound" or "host_bound"
-  std::string verdict;  // one line
+  Finding verdict;      // GpuBound, LaunchBound or HostBound (finding.hpp)
   std::string how_to_get_stages;
-  std::vector<std::string> notes;
+  std::vector<Finding> notes;
   std::vector<ProfileDiagnostic> diagnostics;
   std::map<std::string, std::string> meta;
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "amdahl/analysis/factor_search.hpp"
+#include "amdahl/analysis/finding.hpp"
 
 namespace amdahl::analysis {
 
@@ -35,7 +36,7 @@ struct StageProjection {
 struct Projections {
   bool computed = false;
   bool replay = false;              // the replay figures are there and are the headline
-  std::string classic_only_reason;  // when !replay: why
+  std::optional<Finding> classic_only_reason;  // when !replay: why (findings::ClassicOnly)
   double target = 1.25;             // "factor needed for T overall"
   double max_factor = 1e3;          // the target search's range is [1, max_factor]
   bool replay_lower_bounds = false;  // unlinked waits on the critical path keep their length
@@ -46,13 +47,12 @@ struct Projections {
 // The user's own what-if (`amdahl report --whatif STAGE=K`): what `amdahl whatif --speedup`
 // gives for the same factors.
 struct UserWhatIf {
-  std::string change;  // "gpu_compute 2x and disk_io 4x"
   std::vector<std::pair<std::string, double>> speedups;  // (stage or stage:host, factor)
   double classic = 1;
   double replay = 1;
   bool replayed = false;  // false: `replay` repeats the classic figure (no graph)
   double replay_low = 1, replay_high = 1;  // 95% bootstrap interval
-  std::string bottleneck_line;
+  std::optional<Finding> bottleneck_line;  // the what-if's (findings::BottleneckMove)
   bool bounds = false;
 };
 
@@ -60,7 +60,7 @@ struct UserWhatIf {
 struct NextAction {
   std::string kind;     // input, compute, launch, transfer, communication, stage, unannotated, window
   std::string stage;    // the stage it is about ("" when none)
-  std::string text;     // one sentence
+  Finding text;         // one sentence (MarkSteps ... Balanced in finding.hpp)
   std::string command;  // the amdahl command that checks it
   std::optional<double> speedup;  // the replayed (or classic) whole-run speedup it stands for
   std::string basis;    // "replay", "classic" or "" (no figure)

@@ -1,7 +1,8 @@
 // What holds the critical path, in words and numbers: its time by lane (GPU streams, host
 // threads), launch calls and gaps (by the kind of edge crossed), and the host's waits on the
 // GPU in the window by what released them (a full launch queue, an implicit sync, an explicit
-// sync, an event). The report and the what-if print it; the JSON carries the numbers.
+// sync, an event). The report and the what-if print it (in words: render's to_text); the JSON
+// carries the numbers.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +34,6 @@ struct PathExplanation {
   std::size_t edges_by_kind[kEdgeKinds] = {};  // per EdgeKind: edges the path crossed
   HostWaits waits[kEdgeKinds];  // per EdgeKind (QueueFull, ImplicitSync, Completion, Event, ProduceConsume)
   std::size_t queue_depth = 0;  // median ops in flight when a launch call blocked
-  std::string text;             // one line
 };
 
 PathExplanation explain_path(const ReplayGraph& graph, const CriticalPath& path);

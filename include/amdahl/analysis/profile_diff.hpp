@@ -29,8 +29,8 @@ struct ProfileDiff {
   std::size_t steps_a = 0, steps_b = 0;
   double speedup = 1;  // step_a / step_b (> 1: b is faster); JSON step_ratio = 1 / speedup = b / a
   std::vector<StageDiff> stages;
-  std::string summary;
-  std::vector<std::string> notes;
+  Finding summary;  // findings::DiffSummary
+  std::vector<Finding> notes;
 };
 
 // A stage counts as changed when its exposed time per step moved by at least 5% of itself and

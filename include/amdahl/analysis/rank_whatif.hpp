@@ -1,6 +1,7 @@
 // The data-parallel what-ifs of `amdahl whatif`: `--ranks M [--bandwidth GB/s]` (the run
 // projected to M ranks through the ring all-reduce model: a communication factor, replayed)
-// and `--straggler-fixed` (the straggler's lateness removed; ranks.hpp); rendered by render/ (renderers.hpp).
+// and `--straggler-fixed` (the straggler's lateness removed; ranks.hpp; the CLI refuses it for a
+// profile without a straggler); rendered by render/ (renderers.hpp).
 #pragma once
 
 #include <optional>
@@ -16,8 +17,5 @@ struct RankWhatIf {
   std::optional<RankProjection> projection;  // --ranks M
   bool straggler_fixed = false;               // --straggler-fixed
 };
-
-// Throws InputError for --straggler-fixed on a profile with no straggler.
-void check_straggler_fixed(const Report& report);
 
 }  // namespace amdahl::analysis

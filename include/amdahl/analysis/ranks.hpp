@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "amdahl/analysis/finding.hpp"
 #include "amdahl/analysis/timeline.hpp"
 
 namespace amdahl::analysis {
@@ -51,7 +52,9 @@ struct RankAnalysis {
   // Fixed straggler (estimate): the other ranks' median step minus the part of their exposed
   // communication they spent waiting for the last arrival.
   double fixed_step_ns = 0;
-  std::string line;             // one sentence: who is late and why, or that none is
+  // Who is late and why, or that none is (NoCollective, NoStraggler, StragglerOutsideStages or
+  // StragglerStage: finding.hpp); none for a one-process run.
+  std::optional<Finding> line;
 };
 
 // Ranks of a timeline. `window`: the report's analysis window (collectives whose first arrival
@@ -74,7 +77,7 @@ struct RankProjection {
   double fixed_ns = 0;           // measured_ns less the modelled transfer at from_ranks
   double projected_ns = 0;       // the model at to_ranks
   double factor = 1;             // measured / projected: --speedup communication=factor
-  std::string model;             // the model stated, with its figures
+  // The model stated with its figures: render's to_text.
 };
 // Throws UsageError when it cannot be made (no communication ranges with a byte payload, no
 // bandwidth for a 1-rank profile, M < 1).

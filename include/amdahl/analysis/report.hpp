@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "amdahl/analysis/finding.hpp"
 #include "amdahl/analysis/cpu_use.hpp"
 #include "amdahl/analysis/stage_mapping.hpp"
 #include "amdahl/analysis/attribution.hpp"
@@ -96,8 +97,8 @@ struct Report {
   std::vector<double> host_work_per_step_ns;
   GpuSummary gpu;
   RankAnalysis ranks;  // data-parallel ranks (ranks.hpp); rows empty for a one-process run
-  std::string verdict;
-  std::vector<std::string> notes;
+  Finding verdict;  // Unannotated, NoStageTime, GroupBound, NoDominantStage or IdleGpuHostBound
+  std::vector<Finding> notes;  // what the figures are and where they are bounds (finding.hpp)
   std::vector<ProfileDiagnostic> diagnostics;
   std::map<std::string, std::string> meta;
   // Filled by add_guidance (projections.hpp) for `amdahl report`: the replay beside classic
@@ -126,6 +127,6 @@ Report analyze(format::Profile&& profile, const AnalysisOptions& options = {});
 
 // The verdict line from the stage rows (thresholds: docs/analysis.md). `launch_fraction`: the
 // share of the window the critical path spends in CUDA launch calls (part of `other`).
-std::string verdict_line(const std::vector<StageRow>& stages, bool per_step, double launch_fraction = 0);
+Finding verdict_line(const std::vector<StageRow>& stages, bool per_step, double launch_fraction = 0);
 
 }  // namespace amdahl::analysis

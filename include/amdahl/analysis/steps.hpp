@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "amdahl/analysis/finding.hpp"
 #include "amdahl/analysis/timeline.hpp"
 
 namespace amdahl::analysis {
@@ -43,7 +44,7 @@ struct StepSelection {
   // next step's start (the last one to its end), so spans partition the window exactly.
   std::vector<Interval> spans;
   Interval window;
-  std::vector<std::string> notes;
+  std::vector<Finding> notes;
   std::optional<GpuSampling> sampling;  // set when the profile has GPU trace windows
 };
 

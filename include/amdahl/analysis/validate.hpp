@@ -4,6 +4,7 @@
 // the replay), and compare with the measured speedup (base ms/step / improved ms/step).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,10 +44,10 @@ struct Validation {
   ConfidenceInterval naive_interval, simulated_interval;
   bool simulation_implemented = false;
   SimulationBounds bounds;
-  std::string bottleneck_line;
+  std::optional<Finding> bottleneck_line;  // the what-if's (findings::BottleneckMove)
   StageShare bottleneck_before, bottleneck_after;  // critical path of the base run / of its replay
   std::vector<StageChange> stages;
-  std::vector<std::string> notes;
+  std::vector<Finding> notes;
   // A change of structure (loading inline -> on `workers` loader threads): predicted_simulated
   // is then the replay of the base run restructured onto that many loader workers (with the
   // per-item factors of the loading stages and the factors of the others), and this is the

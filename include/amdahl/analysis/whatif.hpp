@@ -99,7 +99,9 @@ struct WhatIf {
   double simulated_wall_ns = 0;            // replayed window
   StageShare bottleneck_before, bottleneck_after;
   std::vector<StageShare> after_fractions;  // critical path of the scaled replay, `other` last
-  std::string bottleneck_line;             // "after gpu_compute 10x, cpu_preprocess holds 61% of the step"
+  // "after gpu_compute 10x, cpu_preprocess holds 61% of the step" (a BottleneckMove); none
+  // without requests (and without --workers).
+  std::optional<Finding> bottleneck_line;
   std::vector<StageCurve> curves;
   SimulationBounds bounds;
   std::optional<double> target;
@@ -107,7 +109,7 @@ struct WhatIf {
   // Whether some stage alone reaches the target (under either model); false also when no
   // stage has time.
   bool target_reachable() const;
-  std::vector<std::string> notes;
+  std::vector<Finding> notes;
   // Set by compute_whatif_with_workers: the simulated figures are those of the restructured
   // run, and the classic ones are NaN (no figure for a structural change).
   std::optional<WorkersSummary> workers;
@@ -121,10 +123,11 @@ struct WhatIfOptions {
 
 // Throws InputError for a stage the report does not know (listing the known ones), and
 // UsageError for a stage named twice.
-// "<change>, cpu_preprocess holds 61% of the step (the bottleneck moved) (before: gpu_compute
-// 80%)" from w's bottleneck shares; `change` names what was changed ("after gpu_compute 10x"),
-// `of` is " of the step" or " of the run".
-std::string bottleneck_line(const std::string& change, const WhatIf& w, const std::string& of);
+// Where the bottleneck moved with a change (findings::BottleneckMove: "<verb> <workers> loader
+// workers and <stage> <factor>x, ..."), from w's bottleneck shares.
+findings::BottleneckMove bottleneck_move(const std::string& verb, std::size_t workers,
+                                         std::vector<std::pair<std::string, double>> changes, const WhatIf& w,
+                                         bool per_step);
 
 WhatIf compute_whatif(const Report& report, const std::vector<SpeedupRequest>& requests,
                       std::optional<double> target, const WhatIfOptions& options = {});
