@@ -1,7 +1,7 @@
 // The per-step table as CSV: one row per analysed step, exposed ns per stage. Names go through
 // csv_cell (quoting and formula-injection protection); numbers are written plainly.
 #include <cmath>
-#include <cstdio>
+#include <string>
 
 #include "amdahl/text/escape.hpp"
 #include "amdahl/render/renderers.hpp"
@@ -10,11 +10,7 @@
 namespace amdahl::render {
 namespace {
 
-std::string integer(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::llround(v)));
-  return buf;
-}
+std::string integer(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
 
 }  // namespace
 

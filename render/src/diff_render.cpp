@@ -1,6 +1,5 @@
 // The diff of two runs as JSON and text (the figures: analysis/profile_diff.hpp).
 #include <cmath>
-#include <cstdio>
 
 #include "amdahl/analysis/profile_diff.hpp"
 #include "amdahl/render/renderers.hpp"
@@ -9,11 +8,9 @@
 
 namespace amdahl::render {
 using namespace analysis;
-namespace {
-
-using detail::fmt;
-
-}  // namespace
+using detail::fixed;
+using detail::left;
+using detail::right;
 
 nlohmann::json diff_to_json(const ProfileDiff& d) {
   nlohmann::json j;
@@ -43,20 +40,19 @@ std::string diff_to_text(const ProfileDiff& d, const std::string& name_a, const 
   const std::string unit = d.per_step ? "per step" : "per window";
   std::string t = "a: " + name_a + " (" + std::to_string(d.steps_a) + " steps)\nb: " + name_b + " (" +
                   std::to_string(d.steps_b) + " steps)\n" + to_text(d.summary) + "\n\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%-20s %12s %12s %11s %8s %15s %9s  %s\n", "stage", "a exp ms", "b exp ms",
-                "change ms", "b/a", "total ms a|b", "of step", "");
-  t += std::string("exposed and host-total time ") + unit + "\n" + line;
+  t += "exposed and host-total time " + unit + "\n" + left("stage", 20) + " " + right("a exp ms", 12) + " " +
+       right("b exp ms", 12) + " " + right("change ms", 11) + " " + right("b/a", 8) + " " + right("total ms a|b", 15) +
+       " " + right("of step", 9) + "  \n";
   for (const auto& s : d.stages) {
     const std::string name = s.name.size() > 20 ? s.name.substr(0, 19) + "~" : s.name;
-    const std::string ratio = s.ratio ? fmt("%.2fx", *s.ratio) : std::string("-");
+    const std::string ratio = s.ratio ? fixed(*s.ratio, 2) + "x" : std::string("-");
     const std::string totals = s.name == analysis::kOtherStage
                                    ? std::string("-")
-                                   : fmt("%.1f", s.total_a_ns / 1e6) + "|" + fmt("%.1f", s.total_b_ns / 1e6);
-    std::snprintf(line, sizeof line, "%-20s %12.3f %12.3f %+11.3f %8s %15s %8.0f%%  %s\n", name.c_str(),
-                  s.exposed_a_ns / 1e6, s.exposed_b_ns / 1e6, s.change_ns / 1e6, ratio.c_str(), totals.c_str(),
-                  s.share_of_step_change * 100, s.verdict.c_str());
-    t += line;
+                                   : fixed(s.total_a_ns / 1e6, 1) + "|" + fixed(s.total_b_ns / 1e6, 1);
+    t += left(name, 20) + " " + right(fixed(s.exposed_a_ns / 1e6, 3), 12) + " " +
+         right(fixed(s.exposed_b_ns / 1e6, 3), 12) + " " + right(detail::signed_fixed(s.change_ns / 1e6, 3), 11) + " " +
+         right(ratio, 8) + " " + right(totals, 15) + " " + right(fixed(s.share_of_step_change * 100, 0), 8) + "%  " +
+         s.verdict + "\n";
   }
   t += "\n'b/a': b's exposed time over a's (1.90x: b takes 1.90 times a's time; '-' when a has none).\n"
        "'of step': the stage's change as a share of the step's change (the shares sum to 100%).\n";

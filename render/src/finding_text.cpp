@@ -341,7 +341,7 @@ std::string text(const ValidatedWorkers& f) {
   return "the base run loads inline on its driving thread, the improved run on " + n(f.workers) +
          " other threads: predicted_simulated is the base run restructured onto " + n(f.workers) +
          " loader workers (whatif --workers " + n(f.workers) + "); with the measured stage factors alone the replay "
-         "gives " + detail::fixed(f.stage_factors_only, 3) + "x (" + detail::fmt("%+.1f", f.error * 100) +
+         "gives " + detail::fixed(f.stage_factors_only, 3) + "x (" + detail::signed_fixed(f.error * 100, 1) +
          "%); classic Amdahl has no figure for the structural change (predicted_naive uses the stage factors)";
 }
 std::string text(const ExtraSyncs& f) {
@@ -475,13 +475,13 @@ std::string to_text(const analysis::PathExplanation& e) {
 
 std::string to_text(const analysis::RankProjection& p) {
   return "ring all-reduce: T(M) = F + 2(M-1)/M * B / bw with B = " + detail::fixed(p.bytes, 0) +
-         " bytes per collective (measured), bw = " + detail::fmt("%.3g", p.bytes_per_s / 1e9) + " GB/s (" +
+         " bytes per collective (measured), bw = " + detail::general(p.bytes_per_s / 1e9, 3) + " GB/s (" +
          (p.bandwidth_measured ? "measured: the collective's whole time taken as transfer" : "given") + "), F = " +
          detail::fixed(p.fixed_ns / 1e6, 3) + " ms fixed cost per collective (the measured " +
          detail::fixed(p.measured_ns / 1e6, 3) + " ms at " + n(p.from_ranks) + " rank" +
          (p.from_ranks == 1 ? "" : "s") + " less its modelled transfer); T(" + n(p.to_ranks) +
          ") = " + detail::fixed(p.projected_ns / 1e6, 3) + " ms, so communication is scaled by " +
-         detail::fmt("%.3g", p.factor) +
+         detail::general(p.factor, 3) +
          "x and the run replayed (compute per rank unchanged: the per-rank batch stays the same, weak scaling)";
 }
 
@@ -489,7 +489,7 @@ std::string to_text(const std::optional<analysis::Finding>& finding) { return fi
 
 std::string changes_text(const std::vector<std::pair<std::string, double>>& changes) {
   std::string out;
-  for (const auto& [stage, factor] : changes) out += (out.empty() ? "" : " and ") + stage + " " + detail::fmt("%g", factor) + "x";
+  for (const auto& [stage, factor] : changes) out += (out.empty() ? "" : " and ") + stage + " " + detail::general(factor, 6) + "x";
   return out;
 }
 

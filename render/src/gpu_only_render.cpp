@@ -1,8 +1,7 @@
 // The GPU-only report (analysis/gpu_only.hpp) as JSON, text, HTML, Markdown and CSV.
 #include "amdahl/render/gpu_only_render.hpp"
 
-#include <cinttypes>
-#include <cstdio>
+#include <string>
 
 #include "amdahl/text/escape.hpp"
 #include "amdahl/render/finding_text.hpp"
@@ -13,6 +12,8 @@ namespace amdahl::render {
 using namespace analysis;
 namespace {
 
+using detail::left;
+using detail::right;
 using detail::share;
 // The GPU-only report's figures: ms with one decimal, whole percentages.
 std::string ms(std::int64_t ns) { return detail::ms_tenths(ns); }
@@ -59,11 +60,9 @@ const Row kOpHead{"kind", "count", "time ms", "bytes"};
 const Row kKernelHead{"kernel", "count", "total ms", "share of kernel time"};
 
 std::string summary_line(const analysis::GpuOnlyReport& r) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "Run %s ms; GPU active %s ms (first to last operation); kernels %s ms, copies and "
-                "sets %s ms (sums of durations).", ms(r.run.end_ns - r.run.start_ns).c_str(),
-                ms(r.active.end_ns - r.active.start_ns).c_str(), ms(r.kernel_ns).c_str(), ms(r.copy_ns).c_str());
-  return buf;
+  return "Run " + ms(r.run.end_ns - r.run.start_ns) + " ms; GPU active " + ms(r.active.end_ns - r.active.start_ns) +
+         " ms (first to last operation); kernels " + ms(r.kernel_ns) + " ms, copies and sets " + ms(r.copy_ns) +
+         " ms (sums of durations).";
 }
 
 std::string html_table(const Row& head, const std::vector<Row>& rows) {
@@ -150,9 +149,8 @@ std::string render_gpu_only_markdown(const analysis::GpuOnlyReport& r, const std
 std::string render_gpu_only_csv(const analysis::GpuOnlyReport& r) {
   std::string c = "kernel,count,total_ns,share_of_kernel_time\r\n";
   for (const auto& k : r.top_kernels) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, ",%zu,%" PRId64 ",%.6f\r\n", k.count, k.total_ns, share(k.total_ns, r.kernel_ns));
-    c += text::csv_cell(k.name) + buf;
+    c += text::csv_cell(k.name) + "," + std::to_string(k.count) + "," + std::to_string(k.total_ns) + "," +
+         detail::fixed(share(k.total_ns, r.kernel_ns), 6) + "\r\n";
   }
   return c;
 }
@@ -208,60 +206,49 @@ nlohmann::json gpu_only_to_json(const GpuOnlyReport& r) {
 
 std::string gpu_only_to_text(const GpuOnlyReport& r) {
   std::string o;
-  char buf[512];
   auto line = [&](const std::string& s) { o += s + "\n"; };
   const std::int64_t run_ns = r.run.end_ns - r.run.start_ns;
   line("amdahl report: GPU only (no step or stage ranges)");
-  std::snprintf(buf, sizeof buf, "run: %s (%s); GPU active %s, from its first to its last operation",
-                ms_text(run_ns).c_str(), r.run_source == "command" ? "the command's run" : "first to last record",
-                ms_text(r.active.end_ns - r.active.start_ns).c_str());
-  line(buf);
+  line("run: " + ms_text(run_ns) + " (" + (r.run_source == "command" ? "the command's run" : "first to last record") +
+       "); GPU active " + ms_text(r.active.end_ns - r.active.start_ns) + ", from its first to its last operation");
   line("");
   line("verdict: " + to_text(r.verdict));
   line("");
   line("GPU busy and idle");
-  std::snprintf(buf, sizeof buf, "  %-16s %12s %12s %12s %12s %14s", "device", "busy", "idle (run)", "idle share",
-                "idle active", "launch gaps");
-  line(buf);
+  // One row of the devices table: the name, then five right-aligned cells.
+  auto device_row = [&](const std::string& name, const std::string& busy, const std::string& idle,
+                        const std::string& idle_share, const std::string& idle_active, const std::string& gaps) {
+    line("  " + left(name, 16) + " " + right(busy, 12) + " " + right(idle, 12) + " " + right(idle_share, 12) + " " +
+         right(idle_active, 12) + " " + right(gaps, 14));
+  };
+  device_row("device", "busy", "idle (run)", "idle share", "idle active", "launch gaps");
   for (const auto& d : r.devices) {
     const std::string name = "pid " + std::to_string(d.pid) + " dev " + std::to_string(d.device);
     const std::int64_t act = d.active.end_ns - d.active.start_ns;
-    std::snprintf(buf, sizeof buf, "  %-16s %12s %12s %12s %12s %14s", name.c_str(), ms_text(d.busy_ns).c_str(),
-                  ms_text(d.idle_ns).c_str(), pct(share(d.idle_ns, run_ns)).c_str(),
-                  pct(share(d.active_idle_ns, act)).c_str(), pct(share(d.short_gap_ns, d.active_idle_ns)).c_str());
-    line(buf);
+    device_row(name, ms_text(d.busy_ns), ms_text(d.idle_ns), pct(share(d.idle_ns, run_ns)),
+               pct(share(d.active_idle_ns, act)), pct(share(d.short_gap_ns, d.active_idle_ns)));
   }
-  std::snprintf(buf, sizeof buf,
-                "  busy %s and idle %s over the run (%s idle); idle %s of the active span, %s of that in gaps "
-                "under %.0f us", ms_text(r.busy_ns).c_str(), ms_text(r.idle_ns).c_str(), pct(r.idle_share_run).c_str(),
-                pct(r.idle_share_active).c_str(), pct(r.short_gap_share).c_str(), kLaunchGapNs / 1e3);
-  line(buf);
+  line("  busy " + ms_text(r.busy_ns) + " and idle " + ms_text(r.idle_ns) + " over the run (" + pct(r.idle_share_run) +
+       " idle); idle " + pct(r.idle_share_active) + " of the active span, " + pct(r.short_gap_share) +
+       " of that in gaps under " + detail::fixed(kLaunchGapNs / 1e3, 0) + " us");
   line("");
-  std::snprintf(buf, sizeof buf, "kernels vs copies (sums of durations): kernels %s, copies and sets %s",
-                ms_text(r.kernel_ns).c_str(), ms_text(r.copy_ns).c_str());
-  line(buf);
-  std::snprintf(buf, sizeof buf, "  %-26s %10s %12s %14s", "kind", "count", "time", "bytes");
-  line(buf);
-  for (const auto& op : r.ops) {
-    std::snprintf(buf, sizeof buf, "  %-26s %10zu %12s %14" PRIu64, op.kind.c_str(), op.count, ms_text(op.total_ns).c_str(),
-                  op.bytes);
-    line(buf);
-  }
-  if (r.launch_calls > 0) {
-    std::snprintf(buf, sizeof buf, "  host launch calls: %zu, %s in all", r.launch_calls, ms_text(r.launch_call_ns).c_str());
-    line(buf);
-  }
+  line("kernels vs copies (sums of durations): kernels " + ms_text(r.kernel_ns) + ", copies and sets " +
+       ms_text(r.copy_ns));
+  line("  " + left("kind", 26) + " " + right("count", 10) + " " + right("time", 12) + " " + right("bytes", 14));
+  for (const auto& op : r.ops)
+    line("  " + left(op.kind, 26) + " " + right(std::to_string(op.count), 10) + " " + right(ms_text(op.total_ns), 12) +
+         " " + right(std::to_string(op.bytes), 14));
+  if (r.launch_calls > 0)
+    line("  host launch calls: " + std::to_string(r.launch_calls) + ", " + ms_text(r.launch_call_ns) + " in all");
   line("");
-  std::snprintf(buf, sizeof buf, "top kernels by time (%zu of %zu distinct)", r.top_kernels.size(), r.distinct_kernels);
-  line(buf);
-  std::snprintf(buf, sizeof buf, "  %10s %8s %7s  %s", "total", "count", "share", "kernel");
-  line(buf);
+  line("top kernels by time (" + std::to_string(r.top_kernels.size()) + " of " + std::to_string(r.distinct_kernels) +
+       " distinct)");
+  line("  " + right("total", 10) + " " + right("count", 8) + " " + right("share", 7) + "  kernel");
   for (const auto& k : r.top_kernels) {
     std::string name = k.name;
     if (name.size() > 100) name = name.substr(0, 97) + "...";
-    std::snprintf(buf, sizeof buf, "  %10s %8zu %7s  ", ms_text(k.total_ns).c_str(), k.count,
-                  pct(share(k.total_ns, r.kernel_ns)).c_str());
-    line(buf + name);
+    line("  " + right(ms_text(k.total_ns), 10) + " " + right(std::to_string(k.count), 8) + " " +
+         right(pct(share(k.total_ns, r.kernel_ns)), 7) + "  " + name);
   }
   line("");
   line(r.how_to_get_stages);

@@ -4,7 +4,7 @@
 #include "numbers.hpp"
 
 #include <cmath>
-#include <cstdio>
+#include <string>
 
 namespace amdahl::render {
 using namespace analysis;
@@ -12,7 +12,12 @@ namespace {
 
 // Projections: a limit from 1e12 up is unbounded (null in JSON, "inf" in text).
 nlohmann::json num(double v) { return detail::num_below_1e12(v); }
-std::string times(double s) { return detail::capped_speedup_text(s, "%.2fx"); }
+std::string times(double s) { return detail::capped_speedup_text(s, 2); }
+// Four right-aligned figures: the first `first` wide, the others 7.
+std::string four(const std::string& a, const std::string& b, const std::string& c, const std::string& d,
+                 std::size_t first) {
+  return detail::right(a, first) + " " + detail::right(b, 7) + " " + detail::right(c, 7) + " " + detail::right(d, 7);
+}
 
 nlohmann::json points_json(const SpeedupPoints& p) {
   return {{"2x", num(p.x2)}, {"4x", num(p.x4)}, {"10x", num(p.x10)}, {"limit", num(p.limit)}};
@@ -35,11 +40,7 @@ std::string target_text(const StageProjection& s, const Projections& p) {
   const double lim = s.replay ? s.replay->limit : s.classic.limit;
   switch (s.target_outcome) {
     case TargetOutcome::Reached: return s.target_factor ? times(*s.target_factor) : "n/a";
-    case TargetOutcome::BeyondSearch: {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "more than %.0fx", p.max_factor);
-      return buf;
-    }
+    case TargetOutcome::BeyondSearch: return "more than " + detail::fixed(p.max_factor, 0) + "x";
     case TargetOutcome::NotReachable:
       return "not reachable by this stage alone (" + target_basis(s) + " limit " + times(lim) + ")";
   }
@@ -108,35 +109,26 @@ std::string projections_to_text(const Projections& p) {
     out += "  classic Amdahl only: " + to_text(p.classic_only_reason) + "\n";
   }
   out += "  classic Amdahl: " + std::string(kClassicMeaning) + "\n";
-  char buf[512];
-  char target[48];
-  std::snprintf(target, sizeof target, "for %.2fx overall", p.target);
+  const std::string target = "for " + detail::fixed(p.target, 2) + "x overall";
   if (p.replay)
-    std::snprintf(buf, sizeof buf, "%-16s %9s %7s %7s %7s | %10s %7s %7s %7s | %s\n", "stage", "replay 2x", "4x",
-                  "10x", "limit", "classic 2x", "4x", "10x", "limit", target);
+    out += detail::left("stage", 16) + " " + four("replay 2x", "4x", "10x", "limit", 9) + " | " +
+           four("classic 2x", "4x", "10x", "limit", 10) + " | " + target + "\n";
   else
-    std::snprintf(buf, sizeof buf, "%-16s %10s %7s %7s %7s | %s\n", "stage", "classic 2x", "4x", "10x", "limit", target);
-  out += buf;
+    out += detail::left("stage", 16) + " " + four("classic 2x", "4x", "10x", "limit", 10) + " | " + target + "\n";
   bool skipped = false;
   for (const auto& s : p.stages) {
     const std::string t = target_text(s, p) + (p.replay && !s.replay ? " (classic)" : "");
+    const std::string classic =
+        four(times(s.classic.x2), times(s.classic.x4), times(s.classic.x10), times(s.classic.limit), 10);
     if (p.replay) {
-      if (s.replay)
-        std::snprintf(buf, sizeof buf, "%-16s %9s %7s %7s %7s | %10s %7s %7s %7s | %s\n", s.stage.c_str(),
-                      times(s.replay->x2).c_str(), times(s.replay->x4).c_str(), times(s.replay->x10).c_str(),
-                      times(s.replay->limit).c_str(), times(s.classic.x2).c_str(), times(s.classic.x4).c_str(),
-                      times(s.classic.x10).c_str(), times(s.classic.limit).c_str(), t.c_str());
-      else
-        std::snprintf(buf, sizeof buf, "%-16s %9s %7s %7s %7s | %10s %7s %7s %7s | %s\n", s.stage.c_str(), "-", "-",
-                      "-", "-", times(s.classic.x2).c_str(), times(s.classic.x4).c_str(),
-                      times(s.classic.x10).c_str(), times(s.classic.limit).c_str(), t.c_str());
+      const std::string replayed = s.replay ? four(times(s.replay->x2), times(s.replay->x4), times(s.replay->x10),
+                                                   times(s.replay->limit), 9)
+                                            : four("-", "-", "-", "-", 9);
+      out += detail::left(s.stage, 16) + " " + replayed + " | " + classic + " | " + t + "\n";
       skipped = skipped || !s.replay;
     } else {
-      std::snprintf(buf, sizeof buf, "%-16s %10s %7s %7s %7s | %s\n", s.stage.c_str(), times(s.classic.x2).c_str(),
-                    times(s.classic.x4).c_str(), times(s.classic.x10).c_str(), times(s.classic.limit).c_str(),
-                    t.c_str());
+      out += detail::left(s.stage, 16) + " " + classic + " | " + t + "\n";
     }
-    out += buf;
   }
   if (skipped)
     out += "  -: not replayed (a large profile: replays kept to the largest stages); amdahl whatif --speedup "
@@ -148,14 +140,11 @@ std::string projections_to_text(const Projections& p) {
 
 std::string user_whatif_to_text(const UserWhatIf& u) {
   std::string out = "\nwhat-if (--whatif " + changes_text(u.speedups) + "): ";
-  char buf[256];
   if (u.replayed)
-    std::snprintf(buf, sizeof buf, "%s by replay (95%% interval %s .. %s)%s; classic Amdahl %s\n", times(u.replay).c_str(),
-                  times(u.replay_low).c_str(), times(u.replay_high).c_str(), u.bounds ? " [lower bound]" : "",
-                  times(u.classic).c_str());
+    out += times(u.replay) + " by replay (95% interval " + times(u.replay_low) + " .. " + times(u.replay_high) + ")" +
+           (u.bounds ? " [lower bound]" : "") + "; classic Amdahl " + times(u.classic) + "\n";
   else
-    std::snprintf(buf, sizeof buf, "%s classic Amdahl (no replay: see notes)\n", times(u.classic).c_str());
-  out += buf;
+    out += times(u.classic) + " classic Amdahl (no replay: see notes)\n";
   if (u.bottleneck_line) out += "  " + to_text(u.bottleneck_line) + "\n";
   return out;
 }

@@ -2,8 +2,9 @@
 #include "amdahl/analysis/rank_whatif.hpp"
 #include "amdahl/render/finding_text.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "numbers.hpp"
 
-#include <cstdio>
+#include <string>
 
 namespace amdahl::render {
 using namespace analysis;
@@ -58,27 +59,26 @@ void add_rank_whatif_json(nlohmann::json& j, const Report& report, const RankWha
 
 std::string rank_whatif_text(const Report& report, const RankWhatIf& rw, const WhatIf* w) {
   std::string out;
-  char buf[512];
+  using detail::fixed;
   if (rw.projection) {
     const RankProjection& p = *rw.projection;
     const double step = step_ns(report);
     out += "\nprojection to " + std::to_string(p.to_ranks) + " ranks:\n  model: " + to_text(p) + "\n";
     if (w != nullptr && w->simulated_speedup > 0) {
-      std::snprintf(buf, sizeof buf, "  %zu rank%s: %.2f ms/step -> %zu ranks: %.2f ms/step (simulated, %.3gx per rank)\n",
-                    p.from_ranks, p.from_ranks == 1 ? "" : "s", step / 1e6, p.to_ranks,
-                    step / w->simulated_speedup / 1e6, w->simulated_speedup);
-      out += buf;
+      out += "  " + std::to_string(p.from_ranks) + " rank" + (p.from_ranks == 1 ? "" : "s") + ": " +
+             fixed(step / 1e6, 2) + " ms/step -> " + std::to_string(p.to_ranks) + " ranks: " +
+             fixed(step / w->simulated_speedup / 1e6, 2) + " ms/step (simulated, " +
+             detail::general(w->simulated_speedup, 3) + "x per rank)\n";
     }
   }
   if (rw.straggler_fixed && report.ranks.straggler) {
     const RankAnalysis& ra = report.ranks;
     const double before = others_step_ns(ra);
-    std::snprintf(buf, sizeof buf,
-                  "\nstraggler fixed (rank %u's %s as the others'): %.2f -> %.2f ms/step, %.2fx (estimate: the other "
-                  "ranks' step less the exposed time they waited for its arrival)\n",
-                  ra.rows[*ra.straggler].rank, ra.late_stage.empty() ? "delay" : ra.late_stage.c_str(), before / 1e6,
-                  ra.fixed_step_ns / 1e6, ra.fixed_step_ns > 0 ? before / ra.fixed_step_ns : 1.0);
-    out += buf;
+    out += "\nstraggler fixed (rank " + std::to_string(ra.rows[*ra.straggler].rank) + "'s " +
+           (ra.late_stage.empty() ? std::string("delay") : ra.late_stage) + " as the others'): " + fixed(before / 1e6, 2) +
+           " -> " + fixed(ra.fixed_step_ns / 1e6, 2) + " ms/step, " +
+           fixed(ra.fixed_step_ns > 0 ? before / ra.fixed_step_ns : 1.0, 2) +
+           "x (estimate: the other ranks' step less the exposed time they waited for its arrival)\n";
   }
   return out;
 }

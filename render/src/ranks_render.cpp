@@ -1,9 +1,11 @@
 // The ranks section of the report as JSON and as text (ranks.hpp).
 #include "amdahl/render/renderers.hpp"
-#include <cstdio>
+
+#include <string>
 
 #include "amdahl/analysis/ranks.hpp"
 #include "amdahl/render/finding_text.hpp"
+#include "numbers.hpp"
 
 namespace amdahl::render {
 using namespace analysis;
@@ -67,25 +69,22 @@ nlohmann::json ranks_to_json(const RankAnalysis& ra, const std::vector<std::stri
 std::string ranks_to_text(const RankAnalysis& ra, const std::vector<std::string>& names) {
   if (ra.rows.empty()) return "";
   std::string out = "\nranks (" + std::to_string(ra.world) + "), per step of each rank's driving thread:\n";
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "  %-5s %9s  %-44s %10s %10s %10s\n", "rank", "ms/step", "driving thread (ms)",
-                "comm ms", "exposed", "late ms");
-  out += buf;
+  using detail::fixed;
+  using detail::left;
+  using detail::right;
+  out += "  " + left("rank", 5) + " " + right("ms/step", 9) + "  " + left("driving thread (ms)", 44) + " " +
+         right("comm ms", 10) + " " + right("exposed", 10) + " " + right("late ms", 10) + "\n";
   for (const RankRow& r : ra.rows) {
     std::string parts;
     for (std::size_t s = 0; s < r.lane_ns.size() && s < names.size(); ++s) {
       if (r.lane_ns[s] < 0.005 * r.step_ns) continue;
-      std::snprintf(buf, sizeof buf, "%s%s %.1f", parts.empty() ? "" : ", ", names[s].c_str(), r.lane_ns[s] / 1e6);
-      parts += buf;
+      parts += (parts.empty() ? "" : ", ") + names[s] + " " + fixed(r.lane_ns[s] / 1e6, 1);
     }
-    if (r.lane_wait_ns >= 0.005 * r.step_ns) {
-      std::snprintf(buf, sizeof buf, "%swait %.1f", parts.empty() ? "" : ", ", r.lane_wait_ns / 1e6);
-      parts += buf;
-    }
-    std::snprintf(buf, sizeof buf, "  %-5u %9.2f  %-44s %10.2f %10.2f %10.2f%s\n", r.rank, r.step_ns / 1e6,
-                  parts.c_str(), r.comm_ns / 1e6, r.comm_exposed_ns / 1e6, r.lateness_ns / 1e6,
-                  ra.straggler && &ra.rows[*ra.straggler] == &r ? "  <- straggler" : "");
-    out += buf;
+    if (r.lane_wait_ns >= 0.005 * r.step_ns) parts += (parts.empty() ? "" : ", ") + std::string("wait ") + fixed(r.lane_wait_ns / 1e6, 1);
+    out += "  " + left(std::to_string(r.rank), 5) + " " + right(fixed(r.step_ns / 1e6, 2), 9) + "  " + left(parts, 44) +
+           " " + right(fixed(r.comm_ns / 1e6, 2), 10) + " " + right(fixed(r.comm_exposed_ns / 1e6, 2), 10) + " " +
+           right(fixed(r.lateness_ns / 1e6, 2), 10) +
+           (ra.straggler && &ra.rows[*ra.straggler] == &r ? "  <- straggler" : "") + "\n";
   }
   if (ra.line) out += "  " + to_text(ra.line) + "\n";
   if (ra.straggler && ra.fixed_step_ns > 0) {
@@ -96,16 +95,14 @@ std::string ranks_to_text(const RankAnalysis& ra, const std::vector<std::string>
       if (&r != &w) { others += r.step_ns; ++n; }
     }
     others /= static_cast<double>(n);
-    std::snprintf(buf, sizeof buf,
-                  "  straggler fixed (estimate): %.2f ms/step instead of %.2f (%.2fx): the other ranks' step less the "
-                  "exposed time they waited for rank %u\n",
-                  ra.fixed_step_ns / 1e6, others / 1e6, others / ra.fixed_step_ns, w.rank);
-    out += buf;
+    out += "  straggler fixed (estimate): " + fixed(ra.fixed_step_ns / 1e6, 2) + " ms/step instead of " +
+           fixed(others / 1e6, 2) + " (" + fixed(others / ra.fixed_step_ns, 2) +
+           "x): the other ranks' step less the exposed time they waited for rank " + std::to_string(w.rank) + "\n";
   }
   if (ra.collectives > 0 && ra.comm_bytes > 0) {
-    std::snprintf(buf, sizeof buf, "  collectives: %zu matched, %lld bytes each, %.2f ms (the last arrival's)\n",
-                  ra.collectives, static_cast<long long>(ra.comm_bytes), ra.transfer_ns / 1e6);
-    out += buf;
+    out += "  collectives: " + std::to_string(ra.collectives) + " matched, " +
+           std::to_string(static_cast<long long>(ra.comm_bytes)) + " bytes each, " + fixed(ra.transfer_ns / 1e6, 2) +
+           " ms (the last arrival's)\n";
   }
   return out;
 }

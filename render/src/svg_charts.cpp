@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "amdahl/text/escape.hpp"
@@ -12,9 +11,9 @@
 namespace amdahl::render {
 namespace {
 
-using detail::fmt;
+using detail::fixed;
 
-std::string px(double v) { return fmt("%.1f", v); }
+std::string px(double v) { return fixed(v, 1); }
 
 // A "nice" tick step for a range of `span` with about `n` ticks.
 double nice_step(double span, int n) {
@@ -27,9 +26,9 @@ double nice_step(double span, int n) {
 }
 
 std::string tick_label(double v) {
-  if (std::fabs(v - std::round(v)) < 1e-9) return fmt("%.0f", v);
-  if (std::fabs(v * 10 - std::round(v * 10)) < 1e-9) return fmt("%.1f", v);
-  return fmt("%.2f", v);
+  if (std::fabs(v - std::round(v)) < 1e-9) return fixed(v, 0);
+  if (std::fabs(v * 10 - std::round(v * 10)) < 1e-9) return fixed(v, 1);
+  return fixed(v, 2);
 }
 
 // Legend rows: swatch + label, wrapped to `width`; returns the SVG and advances `y`.
@@ -83,10 +82,10 @@ std::string svg_stacked_bar(const std::vector<BarPart>& parts, int width) {
     if (!(p.value > 0) || !(total > 0)) continue;
     const double share = p.value / total;
     const double w = share * bar_w;
-    const std::string label = p.label + " " + fmt("%.1f%%", share * 100);
+    const std::string label = p.label + " " + fixed(share * 100, 1) + "%";
     body += "<rect x=\"" + px(x) + "\" y=\"4\" width=\"" + px(w) + "\" height=\"34\" fill=\"" +
             text::html_escape(p.color) + "\"><title>" + text::html_escape(label) + "</title></rect>";
-    const std::string inside = fmt("%.0f%%", share * 100);
+    const std::string inside = fixed(share * 100, 0) + "%";
     if (w > 38)
       body += "<text x=\"" + px(x + w / 2) + "\" y=\"26\" class=\"in\" text-anchor=\"middle\">" + inside + "</text>";
     items.emplace_back(label, p.color);
@@ -149,7 +148,7 @@ std::string svg_step_columns(const std::vector<ColumnSeries>& series, const std:
               text::html_escape((bucket > 1 ? "steps " + std::to_string(first) + "-" +
                                             std::to_string(first + bucket - 1) + " (mean) "
                                       : "step " + std::to_string(first) + " ") +
-                          series[s].label + ": " + fmt("%.3g ", v[s][c]) + unit) +
+                          series[s].label + ": " + detail::general(v[s][c], 3) + " " + unit) +
               "</title></rect>";
     }
   }
@@ -210,7 +209,7 @@ std::string svg_curves(const std::vector<CurveSeries>& series, int width, int he
               "\" y2=\"" + px(Y(s.limit)) + "\" stroke=\"" + color +
               "\" stroke-width=\"1\" stroke-dasharray=\"2 3\" opacity=\"0.8\"/>";
       body += "<text x=\"" + px(left + plot_w + 4) + "\" y=\"" + px(Y(s.limit) + 4) + "\" class=\"ax\" fill=\"" +
-              color + "\">limit " + fmt("%.2f", s.limit) + "x</text>";
+              color + "\">limit " + fixed(s.limit, 2) + "x</text>";
     }
     std::string pts;
     for (const auto& [f, sp] : s.points) {
@@ -266,7 +265,7 @@ std::string svg_rank_bars(const std::vector<RankBar>& bars, const std::string& u
       if (!(p.value > 0)) continue;
       body += "<rect x=\"" + px(X(x)) + "\" y=\"" + px(y) + "\" width=\"" + px(X(x + p.value) - X(x)) +
               "\" height=\"" + px(bar_h) + "\" fill=\"" + text::html_escape(p.color) + "\"><title>" +
-              text::html_escape(b.label + " " + p.label + ": " + fmt("%.2f ", p.value) + unit) + "</title></rect>";
+              text::html_escape(b.label + " " + p.label + ": " + fixed(p.value, 2) + " " + unit) + "</title></rect>";
       x += p.value;
       const bool seen = std::any_of(items.begin(), items.end(), [&](const auto& it) { return it.first == p.label; });
       if (!seen) items.emplace_back(p.label, p.color);

@@ -1,6 +1,6 @@
 // validate's JSON and text renderings (the figures: analysis/validate.hpp).
 #include <cmath>
-#include <cstdio>
+#include <string>
 
 #include "amdahl/analysis/restructure.hpp"
 #include "amdahl/analysis/validate.hpp"
@@ -12,7 +12,11 @@ namespace amdahl::render {
 using namespace analysis;
 namespace {
 
+using detail::fixed;
+using detail::left;
 using detail::num;
+using detail::right;
+using detail::signed_fixed;
 
 }  // namespace
 
@@ -65,39 +69,34 @@ nlohmann::json validation_to_json(const Report& base, const Report& improved, co
 
 std::string validation_to_text(const Report& base, const Report& improved, const Validation& v) {
   std::string out;
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "base:     %.3f ms/step over %zu steps\nimproved: %.3f ms/step over %zu steps\n\n",
-                v.base_ms_per_step, base.steps, v.improved_ms_per_step, improved.steps);
-  out += buf;
-  std::snprintf(buf, sizeof buf, "%-16s %14s %14s %9s  %s\n", "stage", "base ms/step", "improved", "factor", "used");
-  out += buf;
+  out += "base:     " + fixed(v.base_ms_per_step, 3) + " ms/step over " + std::to_string(base.steps) +
+         " steps\nimproved: " + fixed(v.improved_ms_per_step, 3) + " ms/step over " + std::to_string(improved.steps) +
+         " steps\n\n";
+  out += left("stage", 16) + " " + right("base ms/step", 14) + " " + right("improved", 14) + " " + right("factor", 9) +
+         "  used\n";
   out += std::string(70, '-') + "\n";
   for (const auto& c : v.stages) {
-    std::snprintf(buf, sizeof buf, "%-16s %14.3f %14.3f %8.3fx  %s\n", c.stage.c_str(), c.base_ms_per_step,
-                  c.improved_ms_per_step, std::isfinite(c.factor) ? c.factor : 0.0,
-                  c.used ? "yes" : ("no: " + c.why).c_str());
-    out += buf;
-    if (c.host_factor > 0) {
-      std::snprintf(buf, sizeof buf, "  %-14s %14.3f %14.3f %8.3fx  %s\n", "host part", c.host_base_ms_per_step,
-                    c.host_improved_ms_per_step, c.host_factor, c.host_used ? "yes" : "no: changed too little");
-      out += buf;
-    }
+    out += left(c.stage, 16) + " " + right(fixed(c.base_ms_per_step, 3), 14) + " " +
+           right(fixed(c.improved_ms_per_step, 3), 14) + " " +
+           right(fixed(std::isfinite(c.factor) ? c.factor : 0.0, 3), 8) + "x  " + (c.used ? "yes" : "no: " + c.why) +
+           "\n";
+    if (c.host_factor > 0)
+      out += "  " + left("host part", 14) + " " + right(fixed(c.host_base_ms_per_step, 3), 14) + " " +
+             right(fixed(c.host_improved_ms_per_step, 3), 14) + " " + right(fixed(c.host_factor, 3), 8) + "x  " +
+             (c.host_used ? "yes" : "no: changed too little") + "\n";
   }
   out += "\n";
-  std::snprintf(buf, sizeof buf, "%-22s %9s %12s\n", "speedup", "value", "error");
-  out += buf;
-  std::snprintf(buf, sizeof buf, "%-22s %8.3fx %12s\n", "measured", v.measured_speedup, "");
-  out += buf;
-  std::snprintf(buf, sizeof buf, "%-22s %8.3fx %+11.2f%%\n", "predicted (classic)", v.predicted_naive, v.naive_error * 100);
-  out += buf;
-  std::snprintf(buf, sizeof buf, "%-22s %8.3fx %+11.2f%%%s\n", "predicted (simulated)", v.predicted_simulated,
-                v.simulated_error * 100, v.simulation_implemented ? "" : "  (no graph: classic)");
-  out += buf;
-  if (v.workers > 0) {
-    std::snprintf(buf, sizeof buf, "  (simulated: the base run with %zu loader workers; with the stage factors alone %.3fx, %+.2f%%)\n",
-                  v.workers, v.predicted_stage_factors_only, v.stage_factors_only_error * 100);
-    out += buf;
-  }
+  out += left("speedup", 22) + " " + right("value", 9) + " " + right("error", 12) + "\n";
+  out += left("measured", 22) + " " + right(fixed(v.measured_speedup, 3), 8) + "x " + right("", 12) + "\n";
+  out += left("predicted (classic)", 22) + " " + right(fixed(v.predicted_naive, 3), 8) + "x " +
+         right(signed_fixed(v.naive_error * 100, 2), 11) + "%\n";
+  out += left("predicted (simulated)", 22) + " " + right(fixed(v.predicted_simulated, 3), 8) + "x " +
+         right(signed_fixed(v.simulated_error * 100, 2), 11) + "%" +
+         (v.simulation_implemented ? "" : "  (no graph: classic)") + "\n";
+  if (v.workers > 0)
+    out += "  (simulated: the base run with " + std::to_string(v.workers) +
+           " loader workers; with the stage factors alone " + fixed(v.predicted_stage_factors_only, 3) + "x, " +
+           signed_fixed(v.stage_factors_only_error * 100, 2) + "%)\n";
   if (v.bottleneck_line) out.append("\n").append(to_text(v.bottleneck_line)).append("\n");
   if (!v.notes.empty()) {
     out += "\nnotes:\n";

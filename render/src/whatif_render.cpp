@@ -2,7 +2,7 @@
 // simulation details with bounds and the bottleneck move, curves, target factors) and text.
 #include "amdahl/render/renderers.hpp"
 #include <cmath>
-#include <cstdio>
+#include <string>
 
 #include "amdahl/analysis/whatif.hpp"
 #include "amdahl/render/finding_text.hpp"
@@ -12,9 +12,12 @@ namespace amdahl::render {
 using namespace analysis;
 namespace {
 
+using detail::fixed;
+using detail::left;
 using detail::num;
 
-std::string times(double v) { return detail::speedup_text(v, "%.3gx"); }
+// "1.5x": three significant digits (printf's %.3g), or the unbounded word.
+std::string times(double v) { return std::isfinite(v) ? detail::general(v, 3) + "x" : detail::kUnboundedSpeedup; }
 
 nlohmann::json share(const StageShare& s) {
   return {{"stage", s.stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.stage)}, {"fraction", s.fraction}};
@@ -25,44 +28,33 @@ nlohmann::json share(const StageShare& s) {
 std::string workers_text(const Report& report, const WhatIf& w, const char* bound) {
   const WorkersSummary& s = *w.workers;
   std::string out;
-  char buf[512];
   std::string stages;
   for (const auto& x : s.stages) stages += (stages.empty() ? "" : ", ") + x;
   const double wall = static_cast<double>(report.wall_ns);
+  const std::string workers = std::to_string(s.workers);
   if (s.from_lanes > 0)
-    std::snprintf(buf, sizeof buf,
-                  "what if: %zu loader workers instead of the run's %zu loader thread(s) (%zu items of %s in the "
-                  "window, dealt round-robin)",
-                  s.workers, s.from_lanes, s.batches_in_window, stages.c_str());
+    out += "what if: " + workers + " loader workers instead of the run's " + std::to_string(s.from_lanes) +
+           " loader thread(s) (" + std::to_string(s.batches_in_window) + " items of " + stages +
+           " in the window, dealt round-robin)";
   else
-    std::snprintf(buf, sizeof buf,
-                  "what if: %zu loader workers (prefetch %zu per worker) build the batches instead of the driving thread "
-                  "(%zu batches of %s, %.1f%% of the window)",
-                  s.workers, s.prefetch, s.batches_in_window, stages.c_str(),
-                  wall > 0 ? 100.0 * s.moved_ns_in_window / wall : 0.0);
-  out += buf;
-  for (const auto& r : w.requests) {
-    std::snprintf(buf, sizeof buf, ", and %s %s", r.stage.c_str(), times(r.factor).c_str());
-    out += buf;
-  }
+    out += "what if: " + workers + " loader workers (prefetch " + std::to_string(s.prefetch) +
+           " per worker) build the batches instead of the driving thread (" + std::to_string(s.batches_in_window) +
+           " batches of " + stages + ", " + fixed(wall > 0 ? 100.0 * s.moved_ns_in_window / wall : 0.0, 1) +
+           "% of the window)";
+  for (const auto& r : w.requests) out += ", and " + r.stage + " " + times(r.factor);
   out += "\n";
   out += "classic Amdahl: no figure (moving work onto new threads is a structural change, not a stage made faster)\n";
-  std::snprintf(buf, sizeof buf, "with %zu loader workers: %s simulated (95%% interval %s .. %s; replay of the "
-                "restructured dependency graph)%s\n",
-                s.workers, times(w.simulated_speedup).c_str(), times(w.simulated_interval.low).c_str(),
-                times(w.simulated_interval.high).c_str(), bound);
-  out += buf;
-  if (s.from_lanes == 0 && std::isfinite(s.speedup_low) && std::isfinite(s.speedup_high)) {
-    std::snprintf(buf, sizeof buf,
-                  "  range: %s .. %s for a worker's per-batch cost of %.2fx .. %.2fx the inline time (%s; see the notes)\n",
-                  times(s.speedup_low).c_str(), times(s.speedup_high).c_str(), s.cost_high, s.cost_low,
-                  s.intra_op_measured ? "from the profile's CPU times"
-                  : s.intra_op_spinning ? "the high end assumed: a spinning thread pool hides the CPU work"
-                                        : "the high end assumed: the profile has no CPU times");
-    out += buf;
-  }
-  std::snprintf(buf, sizeof buf, "window: %.1f ms -> %.1f ms (simulated)\n", wall / 1e6, w.simulated_wall_ns / 1e6);
-  out += buf;
+  out += "with " + workers + " loader workers: " + times(w.simulated_speedup) + " simulated (95% interval " +
+         times(w.simulated_interval.low) + " .. " + times(w.simulated_interval.high) +
+         "; replay of the restructured dependency graph)" + bound + "\n";
+  if (s.from_lanes == 0 && std::isfinite(s.speedup_low) && std::isfinite(s.speedup_high))
+    out += "  range: " + times(s.speedup_low) + " .. " + times(s.speedup_high) + " for a worker's per-batch cost of " +
+           fixed(s.cost_high, 2) + "x .. " + fixed(s.cost_low, 2) + "x the inline time (" +
+           (s.intra_op_measured   ? "from the profile's CPU times"
+            : s.intra_op_spinning ? "the high end assumed: a spinning thread pool hides the CPU work"
+                                  : "the high end assumed: the profile has no CPU times") +
+           "; see the notes)\n";
+  out += "window: " + fixed(wall / 1e6, 1) + " ms -> " + fixed(w.simulated_wall_ns / 1e6, 1) + " ms (simulated)\n";
   if (w.bottleneck_line) out += to_text(w.bottleneck_line) + "\n";
   return out;
 }
@@ -158,7 +150,6 @@ nlohmann::json whatif_to_json(const Report& report, const WhatIf& w) {
 
 std::string whatif_to_text(const Report& report, const WhatIf& w) {
   std::string out;
-  char buf[512];
   const char* bound = w.bounds.any ? (w.bounds.direction == "lower" ? "  [lower bound]"
                                       : w.bounds.direction == "upper" ? "  [upper bound]" : "  [bound]")
                                    : "";
@@ -168,33 +159,26 @@ std::string whatif_to_text(const Report& report, const WhatIf& w) {
     std::string what;
     for (const auto& r : w.requests) {
       const StageRow* s = report.find_stage(r.stage);
-      std::snprintf(buf, sizeof buf, "%s%s %s (exposed %.1f%%)", what.empty() ? "" : ", ", r.stage.c_str(),
-                    times(r.factor).c_str(), s ? s->fraction * 100.0 : 0.0);
-      what += buf;
+      what += (what.empty() ? "" : ", ") + r.stage + " " + times(r.factor) + " (exposed " +
+              fixed(s ? s->fraction * 100.0 : 0.0, 1) + "%)";
     }
     out += "what if: " + what + "\n";
-    std::snprintf(buf, sizeof buf, "classic Amdahl: %-8s (95%% interval %s .. %s over %zu steps)%s\n",
-                  times(w.naive_speedup).c_str(), times(w.naive_interval.low).c_str(),
-                  times(w.naive_interval.high).c_str(), report.steps, bound);
-    out += buf;
+    out += "classic Amdahl: " + left(times(w.naive_speedup), 8) + " (95% interval " + times(w.naive_interval.low) +
+           " .. " + times(w.naive_interval.high) + " over " + std::to_string(report.steps) + " steps)" + bound + "\n";
     if (w.simulation_implemented)
-      std::snprintf(buf, sizeof buf, "simulated:      %-8s (95%% interval %s .. %s; replay of the dependency graph)%s\n",
-                    times(w.simulated_speedup).c_str(), times(w.simulated_interval.low).c_str(),
-                    times(w.simulated_interval.high).c_str(), bound);
+      out += "simulated:      " + left(times(w.simulated_speedup), 8) + " (95% interval " +
+             times(w.simulated_interval.low) + " .. " + times(w.simulated_interval.high) +
+             "; replay of the dependency graph)" + bound + "\n";
     else
-      std::snprintf(buf, sizeof buf, "simulated:      %-8s (no dependency graph: same as classic)\n",
-                    times(w.simulated_speedup).c_str());
-    out += buf;
-    std::snprintf(buf, sizeof buf, "window: %.1f ms -> %.1f ms (classic), %.1f ms (simulated)\n",
-                  static_cast<double>(report.wall_ns) / 1e6, w.projected_wall_ns / 1e6, w.simulated_wall_ns / 1e6);
-    out += buf;
+      out += "simulated:      " + left(times(w.simulated_speedup), 8) + " (no dependency graph: same as classic)\n";
+    out += "window: " + fixed(static_cast<double>(report.wall_ns) / 1e6, 1) + " ms -> " +
+           fixed(w.projected_wall_ns / 1e6, 1) + " ms (classic), " + fixed(w.simulated_wall_ns / 1e6, 1) +
+           " ms (simulated)\n";
     if (w.bottleneck_line) out += to_text(w.bottleneck_line) + "\n";
   }
   if (w.target) {
-    std::snprintf(buf, sizeof buf, "\nfactor each stage alone needs for %s overall:\n", times(*w.target).c_str());
-    out += buf;
-    std::snprintf(buf, sizeof buf, "  %-16s %8s  %-28s %s\n", "stage", "exposed", "classic", "simulated");
-    out += buf;
+    out += "\nfactor each stage alone needs for " + times(*w.target) + " overall:\n";
+    out += "  " + left("stage", 16) + " " + detail::right("exposed", 8) + "  " + left("classic", 28) + " simulated\n";
     for (const auto& t : w.target_rows) {
       if (t.fraction <= 0 && !(t.simulated_factor && w.simulation_implemented)) continue;
       const std::string classic = w.workers ? "n/a (structural change)"
@@ -202,9 +186,8 @@ std::string whatif_to_text(const Report& report, const WhatIf& w) {
                                              : "none suffices (limit " + times(t.limit) + ")";
       const std::string sim = t.simulated_factor ? "needs " + times(*t.simulated_factor)
                                                  : "none suffices (limit " + times(t.simulated_limit) + ")";
-      std::snprintf(buf, sizeof buf, "  %-16s %7.1f%%  %-28s %s\n", t.stage.c_str(), t.fraction * 100.0,
-                    classic.c_str(), sim.c_str());
-      out += buf;
+      out += "  " + left(t.stage, 16) + " " + detail::right(fixed(t.fraction * 100.0, 1), 7) + "%  " +
+             left(classic, 28) + " " + sim + "\n";
     }
     if (w.target_rows.empty()) {
       out += "  no stage has time in the window: no factor of one reaches " + times(*w.target) + "\n";
@@ -212,10 +195,8 @@ std::string whatif_to_text(const Report& report, const WhatIf& w) {
       const TargetRow* best = &w.target_rows.front();
       for (const auto& t : w.target_rows)
         if (t.simulated_limit > best->simulated_limit) best = &t;
-      std::snprintf(buf, sizeof buf, "  no stage alone reaches %s, however much faster: the closest, %s, gives at most %s (simulated, the "
-                    "stage removed)\n",
-                    times(*w.target).c_str(), best->stage.c_str(), times(best->simulated_limit).c_str());
-      out += buf;
+      out += "  no stage alone reaches " + times(*w.target) + ", however much faster: the closest, " + best->stage +
+             ", gives at most " + times(best->simulated_limit) + " (simulated, the stage removed)\n";
     }
   }
   std::vector<std::string> notes = to_text(report.notes);

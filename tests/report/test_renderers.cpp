@@ -195,11 +195,11 @@ TEST_CASE("render numbers: one home, one word for an unbounded speedup") {
   CHECK(d::speedup(nan) == "inf");
   CHECK(d::speedup(2e12) == "inf");
   CHECK(d::speedup(1.5) == "1.500x");
-  CHECK(d::speedup_text(inf, "%.2fx") == "inf");
-  CHECK(d::speedup_text(2e12, "%.2fx") == "2000000000000.00x");  // the text's: unbounded only when infinite
-  CHECK(d::speedup_text(1.234, "%.3gx") == "1.23x");
-  CHECK(d::capped_speedup_text(2e12, "%.2fx") == "inf");
-  CHECK(d::capped_speedup_text(1e12, "%.2fx") == "1000000000000.00x");
+  CHECK(d::speedup_text(inf, 2) == "inf");
+  CHECK(d::speedup_text(2e12, 2) == "2000000000000.00x");  // the text's: unbounded only when infinite
+  CHECK(d::general(1.234, 3) == "1.23");
+  CHECK(d::capped_speedup_text(2e12, 2) == "inf");
+  CHECK(d::capped_speedup_text(1e12, 2) == "1000000000000.00x");
   // JSON: null where there is no number.
   CHECK(d::num(inf).is_null());
   CHECK(d::num(1e13) == 1e13);
@@ -214,6 +214,6 @@ TEST_CASE("render numbers: one home, one word for an unbounded speedup") {
   CHECK(d::ms_tenths(1'234'567) == "1.2");
   CHECK(d::share(1, 4) == 0.25);
   CHECK(d::share(1, 0) == 0.0);
-  CHECK(d::fmt("%.1f ms", 2.25) == "2.2 ms");
+  CHECK(d::fixed(2.25, 1) == "2.2");
   CHECK(d::fixed(1.5, 3) == "1.500");
 }
