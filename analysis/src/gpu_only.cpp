@@ -204,11 +204,6 @@ GpuOnlyReport summarize_gpu_only(const format::Profile& profile, std::size_t top
     r.bound = "host_bound";
     r.verdict = findings::HostBound{r.idle_share_active, 1 - r.short_gap_share, gap_ns, r.host_speedup_bound};
   }
-  r.how_to_get_stages =
-      "host stages are unknown: the profile has no step and no stage ranges. For a PyTorch script run "
-      "`amdahl profile --torch -- python3 train.py` (the default for Python commands); otherwise annotate with NVTX "
-      "ranges in domain `amdahl` (docs/annotation-guide.md). Until then the GPU idle time is an upper bound of what "
-      "input and host work cost.";
 
   if (const auto it = profile.meta.find("torch"); it != profile.meta.end())
     r.notes.push_back(findings::TorchAnnotation{it->second});

@@ -8,12 +8,6 @@
 namespace amdahl::analysis {
 namespace {
 
-std::string lane_label(const ReplayLane& l) {
-  if (l.gpu) return "GPU work on " + l.name;
-  const std::string who = l.name.empty() ? "tid " + std::to_string(l.id) : "'" + l.name + "'";
-  return "host work on thread " + who;
-}
-
 }  // namespace
 
 PathExplanation explain_path(const ReplayGraph& g, const CriticalPath& cp) {
@@ -26,7 +20,7 @@ PathExplanation explain_path(const ReplayGraph& g, const CriticalPath& cp) {
   }
   e.launch_ns = cp.launch_ns;
   for (std::size_t l = 0; l < cp.lane_ns.size() && l < g.lanes.size(); ++l)
-    if (cp.lane_ns[l] > 0) e.lanes.push_back({lane_label(g.lanes[l]), cp.lane_ns[l], 0});
+    if (cp.lane_ns[l] > 0) e.lanes.push_back({g.lanes[l].gpu, g.lanes[l].name, g.lanes[l].id, cp.lane_ns[l], 0});
   std::sort(e.lanes.begin(), e.lanes.end(), [](const PathPart& a, const PathPart& b) { return a.ns > b.ns; });
   for (auto& p : e.lanes) p.fraction = e.path_ns > 0 ? p.ns / e.path_ns : 0;
 

@@ -86,11 +86,11 @@ Validation validate_runs(const Report& base, const Report& improved, const Valid
     c.improved_ms_per_step = per_step_ms(improved, s.name);
     if (c.improved_ms_per_step <= 0) {
       c.factor = std::numeric_limits<double>::infinity();
-      c.why = "absent from the improved run";
+      c.why = findings::AbsentFromImproved{};
     } else {
       c.factor = c.base_ms_per_step / c.improved_ms_per_step;
       if (!options.all_stages && std::abs(c.factor - 1.0) < options.min_change) {
-        c.why = "changed less than " + std::to_string(static_cast<int>(options.min_change * 100 + 0.5)) + "%";
+        c.why = findings::ChangedTooLittle{static_cast<int>(options.min_change * 100 + 0.5)};
       } else {
         c.used = true;
         requests.push_back({c.stage, c.factor});

@@ -354,6 +354,8 @@ std::string text(const NewStage& f) {
 }
 std::string text(const AbsentStage& f) { return "stage '" + f.stage + "' is absent from the improved run: not modelled"; }
 std::string text(const NoStageChanged&) { return "no stage changed by at least the threshold: both predictions are 1x"; }
+std::string text(const AbsentFromImproved&) { return "absent from the improved run"; }
+std::string text(const ChangedTooLittle& f) { return "changed less than " + std::to_string(f.percent) + "%"; }
 
 std::string text(const ClassicOnly& f) {
   return "the run's dependency graph could not be replayed" +
@@ -384,6 +386,12 @@ std::string text(const TorchAnnotation& f) {
   if (f.state == "missing") return "PyTorch annotation was asked for, but the amdahl_torch package was missing";
   if (f.state.rfind("unavailable", 0) == 0) return "PyTorch annotation was not possible: " + f.state;
   return "PyTorch annotation was on, but recorded no ranges (did the script import torch?)";
+}
+std::string text(const NoHostStages&) {
+  return "host stages are unknown: the profile has no step and no stage ranges. For a PyTorch script run `amdahl "
+         "profile --torch -- python3 train.py` (the default for Python commands); otherwise annotate with NVTX ranges "
+         "in domain `amdahl` (docs/annotation-guide.md). Until then the GPU idle time is an upper bound of what input "
+         "and host work cost.";
 }
 std::string text(const RunFromRecords&) {
   return "the run's start and end are not in the profile: the run is taken from the first to the last GPU or CUDA "
@@ -446,6 +454,11 @@ std::vector<std::string> to_text(const std::vector<analysis::Finding>& findings)
   return out;
 }
 
+std::string to_text(const analysis::PathPart& p) {
+  if (p.gpu) return "GPU work on " + p.lane;
+  return "host work on thread " + (p.lane.empty() ? "tid " + std::to_string(p.id) : "'" + p.lane + "'");
+}
+
 std::string to_text(const analysis::PathExplanation& e) {
   using analysis::EdgeKind;
   using analysis::HostWaits;
@@ -453,7 +466,7 @@ std::string to_text(const analysis::PathExplanation& e) {
   std::size_t shown = 0;
   for (const auto& p : e.lanes) {
     if (shown == 3 || p.fraction < 0.02) break;
-    t += (shown++ ? ", " : " ") + detail::pct_whole(p.fraction) + " " + p.what;
+    t += (shown++ ? ", " : " ") + detail::pct_whole(p.fraction) + " " + to_text(p);
   }
   if (e.path_ns > 0 && e.launch_ns / e.path_ns >= 0.02) t += "; launch calls outside stages " + detail::pct_whole(e.launch_ns / e.path_ns);
   if (e.path_ns > 0 && e.gap_ns / e.path_ns >= 0.02) t += "; gaps (launch latency, wake-ups) " + detail::pct_whole(e.gap_ns / e.path_ns);

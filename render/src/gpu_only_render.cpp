@@ -117,7 +117,7 @@ std::string render_gpu_only_html(const analysis::GpuOnlyReport& r, const std::st
   h += "<h2>GPU busy and idle</h2>" + html_table(kDeviceHead, device_rows(r));
   h += "<h2>Kernels and copies</h2>" + html_table(kOpHead, op_rows(r));
   h += "<h2>Top kernels by time</h2>" + html_table(kKernelHead, kernel_rows(r));
-  h += "<p class=\"hint\">" + text::html_escape(r.how_to_get_stages) + "</p>\n";
+  h += "<p class=\"hint\">" + text::html_escape(to_text(r.how_to_get_stages)) + "</p>\n";
   if (!r.notes.empty()) {
     h += "<h2>Notes</h2><ul>";
     for (const auto& n : to_text(r.notes)) h += "<li>" + text::html_escape(n) + "</li>";
@@ -140,7 +140,7 @@ std::string render_gpu_only_markdown(const analysis::GpuOnlyReport& r, const std
   m += "### GPU busy and idle\n\n" + md_table(kDeviceHead, device_rows(r));
   m += "\n### Kernels and copies\n\n" + md_table(kOpHead, op_rows(r));
   m += "\n### Top kernels by time\n\n" + md_table(kKernelHead, kernel_rows(r));
-  m.append("\n").append(text::markdown_cell(r.how_to_get_stages)).append("\n");
+  m.append("\n").append(text::markdown_cell(to_text(r.how_to_get_stages))).append("\n");
   for (const auto& n : to_text(r.notes)) m.append("\n* ").append(text::markdown_cell(n));
   if (!r.notes.empty()) m += "\n";
   return m;
@@ -159,7 +159,7 @@ nlohmann::json gpu_only_to_json(const GpuOnlyReport& r) {
   nlohmann::json j;
   j["report_kind"] = "gpu_only";
   j["host_stages"] = "unknown";
-  j["how_to_get_stages"] = r.how_to_get_stages;
+  j["how_to_get_stages"] = to_text(r.how_to_get_stages);
   j["wall_ns"] = r.run.end_ns - r.run.start_ns;
   j["run"] = {{"start_ns", r.run.start_ns}, {"end_ns", r.run.end_ns}, {"source", r.run_source}};
   j["gpu_active"] = {{"start_ns", r.active.start_ns}, {"end_ns", r.active.end_ns}};
@@ -251,7 +251,7 @@ std::string gpu_only_to_text(const GpuOnlyReport& r) {
          right(pct(share(k.total_ns, r.kernel_ns)), 7) + "  " + name);
   }
   line("");
-  line(r.how_to_get_stages);
+  line(to_text(r.how_to_get_stages));
   for (const auto& n : to_text(r.notes)) line("note: " + n);
   if (!r.diagnostics.empty()) {
     line("");

@@ -179,7 +179,7 @@ nlohmann::json path_explanation_to_json(const PathExplanation& e) {
   j["text"] = to_text(e);
   j["path_ns"] = std::llround(e.path_ns);
   nlohmann::json lanes = nlohmann::json::array();
-  for (const auto& p : e.lanes) lanes.push_back({{"what", p.what}, {"ns", std::llround(p.ns)}, {"fraction", p.fraction}});
+  for (const auto& p : e.lanes) lanes.push_back({{"what", to_text(p)}, {"ns", std::llround(p.ns)}, {"fraction", p.fraction}});
   j["lanes"] = std::move(lanes);
   j["launch_ns"] = std::llround(e.launch_ns);
   j["gap_ns"] = std::llround(e.gap_ns);

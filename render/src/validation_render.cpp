@@ -56,7 +56,7 @@ nlohmann::json validation_to_json(const Report& base, const Report& improved, co
   for (const auto& c : v.stages) {
     nlohmann::json row = {{"name", c.stage}, {"base_ms_per_step", c.base_ms_per_step},
                           {"improved_ms_per_step", c.improved_ms_per_step}, {"factor", num(c.factor)},
-                          {"used", c.used}, {"why_not", c.why}};
+                          {"used", c.used}, {"why_not", to_text(c.why)}};
     if (c.host_factor > 0)  // a GPU stage: factor is its GPU part's, this its host part's
       row["host"] = {{"base_ms_per_step", c.host_base_ms_per_step}, {"improved_ms_per_step", c.host_improved_ms_per_step},
                      {"factor", num(c.host_factor)}, {"used", c.host_used}};
@@ -78,7 +78,7 @@ std::string validation_to_text(const Report& base, const Report& improved, const
   for (const auto& c : v.stages) {
     out += left(c.stage, 16) + " " + right(fixed(c.base_ms_per_step, 3), 14) + " " +
            right(fixed(c.improved_ms_per_step, 3), 14) + " " +
-           right(fixed(std::isfinite(c.factor) ? c.factor : 0.0, 3), 8) + "x  " + (c.used ? "yes" : "no: " + c.why) +
+           right(fixed(std::isfinite(c.factor) ? c.factor : 0.0, 3), 8) + "x  " + (c.used ? "yes" : "no: " + to_text(c.why)) +
            "\n";
     if (c.host_factor > 0)
       out += "  " + left("host part", 14) + " " + right(fixed(c.host_base_ms_per_step, 3), 14) + " " +

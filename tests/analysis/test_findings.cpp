@@ -152,6 +152,13 @@ std::vector<std::pair<Finding, std::string>> expected_sentences() {
       {NewStage{"amp"}, "stage 'amp' is new in the improved run: not modelled by the base run"},
       {AbsentStage{"d2h"}, "stage 'd2h' is absent from the improved run: not modelled"},
       {NoStageChanged{}, "no stage changed by at least the threshold: both predictions are 1x"},
+      {AbsentFromImproved{}, "absent from the improved run"},
+      {ChangedTooLittle{5}, "changed less than 5%"},
+      {NoHostStages{},
+       "host stages are unknown: the profile has no step and no stage ranges. For a PyTorch script run `amdahl "
+       "profile --torch -- python3 train.py` (the default for Python commands); otherwise annotate with NVTX ranges in "
+       "domain `amdahl` (docs/annotation-guide.md). Until then the GPU idle time is an upper bound of what input and "
+       "host work cost."},
       {MarkSteps{},
        "no step ranges: the figures cover the whole run, set-up included; mark each training step with a `step` range "
        "(docs/annotation-guide.md), or let `amdahl profile` annotate PyTorch"},
@@ -255,6 +262,9 @@ TEST_CASE("to_text: the variants of a code") {
   CHECK(say(ProfileMoreSteps{2, false}) ==
         "window too short: only 2 analysed step(s), so one slow step moves every figure; profile more steps");
   CHECK(to_text(std::optional<Finding>{}).empty());
+  CHECK(to_text(PathPart{true, "gpu0/stream7", 0, 1, 1}) == "GPU work on gpu0/stream7");
+  CHECK(to_text(PathPart{false, "python", 12, 1, 1}) == "host work on thread 'python'");
+  CHECK(to_text(PathPart{false, "", 12, 1, 1}) == "host work on thread tid 12");
 }
 
 TEST_CASE("a 300-character stage name comes whole through the verdict, the what-if and validate") {

@@ -210,6 +210,10 @@ struct NewStage { std::string stage; };
 struct AbsentStage { std::string stage; };
 // No stage changed by at least the threshold.
 struct NoStageChanged {};
+// Why validate left a stage's factor out: absent from the improved run, or changed less than
+// `percent` % (its --min-change).
+struct AbsentFromImproved {};
+struct ChangedTooLittle { int percent = 0; };
 
 // --- the GPU-only report -------------------------------------------------------------------------
 struct GpuBound { double busy_share = 0; };
@@ -218,6 +222,8 @@ struct HostBound { double idle_share = 0, long_gap_share = 0, gap_ns = 0, host_s
 // PyTorch annotation recorded nothing; `state` is the profile's meta 'torch' ("off", "missing",
 // "unavailable: ...", or anything else: it was on).
 struct TorchAnnotation { std::string state; };
+// The profile has no step and no stage ranges: how to get host stages.
+struct NoHostStages {};
 // The run's start and end are taken from the records.
 struct RunFromRecords {};
 // Busy and idle summed over several devices.
@@ -267,6 +273,7 @@ using Finding = std::variant<
     findings::StragglerStage, findings::DiffWithoutSteps, findings::DiffSummary, findings::ClassicOnly, findings::Unannotated,
     findings::NoStageTime, findings::GroupBound, findings::NoDominantStage, findings::IdleGpuHostBound,
     findings::MarkSteps, findings::ProfileMoreSteps, findings::AnnotateOther, findings::MoreLoaderWorkers,
-    findings::FasterLoading, findings::FasterHostSide, findings::FasterStage, findings::Balanced>;
+    findings::FasterLoading, findings::FasterHostSide, findings::FasterStage, findings::Balanced,
+    findings::NoHostStages, findings::AbsentFromImproved, findings::ChangedTooLittle>;
 
 }  // namespace amdahl::analysis

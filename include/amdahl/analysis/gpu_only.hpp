@@ -67,7 +67,7 @@ struct GpuOnlyReport {
   std::int64_t launch_call_ns = 0;
   std::string bound;    // "gpu_bound", "launch_bound" or "host_bound"
   Finding verdict;      // GpuBound, LaunchBound or HostBound (finding.hpp)
-  std::string how_to_get_stages;
+  Finding how_to_get_stages = findings::NoHostStages{};
   std::vector<Finding> notes;
   std::vector<ProfileDiagnostic> diagnostics;
   std::map<std::string, std::string> meta;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,12 @@
 
 namespace amdahl::analysis {
 
+// A lane of the critical path (render words it: "GPU work on gpu0/stream7", "host work on thread
+// 'python'", "host work on thread tid 12").
 struct PathPart {
-  std::string what;  // "GPU work on gpu0/stream7", "host work on thread 'python' (pid 12, tid 12)"
+  bool gpu = false;
+  std::string lane;      // the lane's name ("" for a host thread without one)
+  std::uint64_t id = 0;  // host: the OS tid
   double ns = 0;
   double fraction = 0;  // of the path's length
 };

@@ -28,7 +28,7 @@ struct StageChange {
   double improved_ms_per_step = 0;  // 0 when the stage is absent from the improved run
   double factor = 1;                // base / improved (measured)
   bool used = false;                // passed to the predictions
-  std::string why;                  // why not used
+  std::optional<Finding> why;       // why not used (AbsentFromImproved, ChangedTooLittle)
   // A stage with GPU operations: factor is its GPU part's; its host part (work and launch calls
   // in its ranges) is measured and used apart (host_factor 0: not a GPU stage).
   double host_base_ms_per_step = 0, host_improved_ms_per_step = 0;

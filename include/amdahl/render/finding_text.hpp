@@ -20,6 +20,8 @@ std::string to_text(const analysis::Finding& finding);
 std::vector<std::string> to_text(const std::vector<analysis::Finding>& findings);
 // The sentence, or "" when there is none.
 std::string to_text(const std::optional<analysis::Finding>& finding);
+// A lane of the critical path: "GPU work on gpu0/stream7", "host work on thread 'python'".
+std::string to_text(const analysis::PathPart& part);
 // What holds the critical path, in one line: "critical path: 61% GPU work on gpu0/stream7, ...".
 std::string to_text(const analysis::PathExplanation& explanation);
 // The ring all-reduce model of a rank projection, stated with its figures.
