@@ -20,7 +20,7 @@
 #include "../../import/src/kineto_loader_lane.hpp"
 #include "amdahl/import/kineto_import.hpp"
 #include "amdahl/render/renderers.hpp"
-#include "kineto_synth.hpp"
+#include "../support/kineto_synth.hpp"
 
 using namespace amdahl;
 

@@ -10,7 +10,7 @@
 #include "amdahl/render/render.hpp"
 #include "amdahl/render/svg_charts.hpp"
 #include "../../render/src/numbers.hpp"
-#include "report_fixture.hpp"
+#include "../support/report_fixture.hpp"
 
 using namespace amdahl;
 
