@@ -11,9 +11,16 @@
 # the hooks and their NVTX ranges cost) after the main table: HOOKS_ROUNDS (2), HOOKS_CONFIGS
 # (none-torch module-calls-all range-cpu-off all-hooks and AMDAHL_TORCH_SKIP lists; see below).
 # BENCH_ROUNDS=0 skips the main table.
+# A config may carry its own run length, CONFIG:N (N timed steps / iterations), compared with
+# unprofiled:N of the same round: e.g. "unprofiled sampled unprofiled:400 torch_profiler:400"
+# (torch.profiler's trace of a long run takes minutes to write). Configs: unprofiled, sampled
+# (the defaults), hooks_only (AMDAHL_CUPTI=0: the --torch hooks and NVTX ranges, no CUPTI),
+# traced_all (--gpu-steps all), multi (--gpu-sample $BENCH_MULTI, default 5/50@10: many
+# windows, each a re-attach; its profile checks the correlation ids), torch_profiler.
 # Knobs: BENCH_ROUNDS (3), RN_WARMUP (30), RN_ITERS (200), BERT_WARMUP (30), BERT_STEPS (400),
 #        BENCH_BUDGET_S (420: later rounds are skipped past it), BENCH_SAMPLE (the default schedule),
-#        BENCH_MODELS ("resnet50 bert"), BENCH_CONFIGS ("unprofiled sampled traced_all torch_profiler").
+#        BENCH_MODELS ("resnet50 bert"), BENCH_CONFIGS ("unprofiled sampled traced_all torch_profiler"),
+#        BENCH_ONCE (configs run in round 1 only, after BENCH_CONFIGS: for the fractions).
 # Usage: OUT=/some/dir scripts/bench_sampled.sh   (build first; AMDAHL_BUILD_DIR honoured)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -40,14 +47,19 @@ BERT=(python3 "$root/workloads/python/train_bert.py" --precision fp32 --no-sync-
 
 rn_value() { sed -n 's/^RESULT //p' | python3 -c 'import json,sys
 for l in sys.stdin: print(json.loads(l)["images_per_sec"])' | head -1; }
-bert_value() { sed -n 's/.*ms_per_step=\([0-9.]*\).*/\1/p' | head -1; }
+bert_value() { tee -a "$work/bert.log" | sed -n 's/.*ms_per_step=\([0-9.]*\).*/\1/p' | head -1; }
 
-run_cfg() {  # run_cfg MODEL ROUND CONFIG
-  local model="$1" r="$2" cfg="$3" prof="$work/$1-$3-r$2.amdahl" v cmd
-  if [ "$model" = resnet50 ]; then cmd=("${RN[@]}"); else cmd=("${BERT[@]}"); fi
+run_cfg() {  # run_cfg MODEL ROUND CONFIG[:N]
+  local model="$1" r="$2" label="$3" cfg="${3%%:*}" n="" v cmd
+  [ "$label" != "$cfg" ] && n="${label#*:}"
+  local prof="$work/$model-$cfg${n:+-$n}-r$r.amdahl"
+  if [ "$model" = resnet50 ]; then cmd=("${RN[@]}" ${n:+--iters "$n"}); else cmd=("${BERT[@]}" ${n:+--steps "$n"}); fi
+  echo "== $model r$r $label" >> "$work/bert.log"
   case "$cfg" in
     unprofiled) v="$("${cmd[@]}" 2>"$work/err" | ${model}_value_fn)";;
     sampled) v="$("$A" profile -o "$prof" --force "${sample[@]}" -- "${cmd[@]}" 2>"$work/err" | ${model}_value_fn)";;
+    hooks_only) v="$(AMDAHL_CUPTI=0 "$A" profile -o "$prof" --force -- "${cmd[@]}" 2>"$work/err" | ${model}_value_fn)";;
+    multi) v="$("$A" profile -o "$prof" --force --gpu-sample "${BENCH_MULTI:-5/50@10}" -- "${cmd[@]}" 2>"$work/err" | ${model}_value_fn)";;
     traced_all) v="$("$A" profile -o "$prof" --force --gpu-steps all -- "${cmd[@]}" 2>"$work/err" | ${model}_value_fn)";;
     torch_profiler)
       if [ "$model" = resnet50 ]; then
@@ -58,8 +70,8 @@ run_cfg() {  # run_cfg MODEL ROUND CONFIG
       fi;;
   esac
   [ -z "$v" ] && { v=nan; echo "bench_sampled: $model $cfg round $r failed: $(tail -3 "$work/err")" >&2; }
-  printf '%s\t%s\t%s\t%s\n' "$model" "$r" "$cfg" "$v" >> "$table"
-  echo "[$(elapsed) s] $model r$r $cfg: $v"
+  printf '%s\t%s\t%s\t%s\n' "$model" "$r" "$label" "$v" >> "$table"
+  echo "[$(elapsed) s] $model r$r $label: $v"
   if [ "$r" != 1 ]; then rm -f "$prof"; fi
 }
 resnet50_value_fn() { rn_value; }
@@ -69,6 +81,7 @@ for r in $(seq "$rounds"); do
   if [ "$r" -gt 1 ] && [ "$(elapsed)" -gt "$budget" ]; then echo "budget of $budget s spent: round $r skipped"; break; fi
   for model in ${BENCH_MODELS:-resnet50 bert}; do
     for cfg in ${BENCH_CONFIGS:-unprofiled sampled traced_all torch_profiler}; do run_cfg "$model" "$r" "$cfg"; done
+    if [ "$r" = 1 ]; then for cfg in ${BENCH_ONCE:-}; do run_cfg "$model" "$r" "$cfg"; done; fi
   done
 done
 
@@ -76,9 +89,19 @@ done
 fractions="$work/fractions.tsv"
 : > "$fractions"
 for model in ${BENCH_MODELS:-resnet50 bert}; do
-  for cfg in sampled traced_all; do
-    p="$work/$model-$cfg-r1.amdahl"
+  for p in "$work/$model"-{sampled,multi,traced_all}*-r1.amdahl; do
     [ -f "$p" ] || continue
+    cfg="$(basename "$p" -r1.amdahl)"; cfg="${cfg#"$model"-}"
+    # Correlation ids: every GPU op's (pid, id) must be its own (a re-attach numbers afresh).
+    python3 - "$p" "$model" "$cfg" >> "$out/correlation.txt" <<'PY'
+import sqlite3, sys
+p, model, cfg = sys.argv[1:4]
+c = sqlite3.connect(p)
+ops, distinct = c.execute("select count(*), count(distinct pid || ':' || correlation_id) from gpu_ops where correlation_id != 0").fetchone()
+calls, dcalls = c.execute("select count(*), count(distinct pid || ':' || correlation_id) from api_calls where correlation_id != 0").fetchone()
+wins = c.execute("select count(*) from marks m join strings s on s.id = m.name_id where s.value = 'gpu_trace_on'").fetchone()[0]
+print("%s %s: gpu_trace_on marks %d; gpu ops %d, distinct (pid, correlation) %d; api calls %d, distinct %d" % (model, cfg, wins, ops, distinct, calls, dcalls))
+PY
     "$A" report --format json "$p" > "$work/rep.json" 2>"$work/err" || { echo "report of $p failed: $(tail -2 "$work/err")" >&2; continue; }
     python3 - "$model" "$cfg" "$work/rep.json" >> "$fractions" <<'PY'
 import json, sys
@@ -89,9 +112,12 @@ extra = "steps=%s traced=%s/%s" % (r.get("steps"), s.get("traced_steps", "all"),
 for st in r.get("stages", []):
     print("%s\t%s\t%s\t%.4f\t%s" % (model, cfg, st.get("name"), st.get("fraction", 0.0), extra))
 PY
-    gzip -1 -c "$p" > "$out/$model-$cfg.amdahl.gz"
+    # Profiles under 30 MB come back (the device tool returns files of 16 MiB at most).
+    [ "$(stat -c %s "$p")" -lt 30000000 ] && gzip -1 -c "$p" > "$out/$model-$cfg.amdahl.gz"
   done
 done
+[ -f "$out/correlation.txt" ] && cat "$out/correlation.txt"
+cp "$work/bert.log" "$out/runs.log" 2>/dev/null
 
 python3 - "$table" "$fractions" > "$out/sampled.md" <<'PY'
 import collections, math, sys
@@ -101,8 +127,11 @@ unit = {"resnet50": "img/s (higher is better)", "bert": "ms/step (lower is bette
 print("## Throughput / step time per round\n")
 print("| model | round | config | value | cost vs unprofiled (same round) |")
 print("|---|---|---|---|---|")
+def base_of(m, r, c):
+    n = c.split(":", 1)[1] if ":" in c else None
+    return v.get((m, r, "unprofiled" + (":" + n if n else "")), float("nan"))
 for (m, r, c), x in sorted(v.items()):
-    base = v.get((m, r, "unprofiled"), float("nan"))
+    base = base_of(m, r, c)
     if m == "resnet50":
         cost = (base / x - 1) * 100 if x and not math.isnan(x) else float("nan")
     else:
@@ -112,12 +141,12 @@ print("\nCost: step time ratio - 1 (ResNet-50: unprofiled img/s / img/s - 1).\n"
 print("| model | config | cost per round | mean |")
 print("|---|---|---|---|")
 for m in sorted({k[0] for k in v}):
-    for c in ("sampled", "traced_all", "torch_profiler"):
+    for c in sorted({k[2] for k in v if k[0] == m and not k[2].startswith("unprofiled")}):
         costs = []
         for (mm, r, cc), x in sorted(v.items()):
             if mm != m or cc != c:
                 continue
-            base = v.get((m, r, "unprofiled"), float("nan"))
+            base = base_of(m, r, c)
             costs.append((base / x - 1) * 100 if m == "resnet50" else (x / base - 1) * 100)
         ok = [x for x in costs if not math.isnan(x)]
         if costs:
@@ -131,11 +160,14 @@ for l in open(sys.argv[2]):
     m, c, st, f, extra = l.rstrip("\n").split("\t")
     fr[(m, st)][c] = float(f)
     info[(m, c)] = extra
-print("| model | stage | sampled | fully traced | difference (points) |")
-print("|---|---|---|---|---|")
+cfgs = sorted({c for d in fr.values() for c in d})
+full = [c for c in cfgs if c.startswith("traced_all")]
+print("| model | stage | " + " | ".join(cfgs) + " | sampled/multi minus fully traced (points) |")
+print("|---|---|" + "---|" * len(cfgs) + "---|")
 for (m, st), d in sorted(fr.items()):
-    a, b = d.get("sampled", float("nan")), d.get("traced_all", float("nan"))
-    print("| %s | %s | %.1f%% | %.1f%% | %+.1f |" % (m, st, a * 100, b * 100, (a - b) * 100))
+    ref = d.get(full[0], float("nan")) if full else float("nan")
+    diffs = ", ".join("%s %+.1f" % (c, (d.get(c, float("nan")) - ref) * 100) for c in cfgs if c not in full)
+    print("| %s | %s | " % (m, st) + " | ".join("%.1f%%" % (d.get(c, float("nan")) * 100) for c in cfgs) + " | %s |" % diffs)
 for (m, c), e in sorted(info.items()):
     print("\n%s %s: %s" % (m, c, e), end="")
 print()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Test-only extras, installed only when the tests run (scripts/test.sh calls this): Debian's
-# `chromium`, for the headless render of the HTML report (tests/report/test_html_chromium.cpp).
+# `chromium`, for the headless render of the HTML report (tests/render/test_html_chromium.cpp).
 # Idempotent; never fatal: without it that test reports SKIPPED with a message.
 set -uo pipefail
 if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then

@@ -136,9 +136,9 @@ CLI::Validator gpu_sample() {
       [](std::string& s) -> std::string {
         const auto sch = profiler::parse_gpu_schedule(s);
         if (sch && sch->kind == profiler::ScheduleKind::Sample) return {};
-        return "expected K/M or K/M@SKIP with 0 < K < M (whole step numbers), e.g. 10/200@20, got " + shown(s);
+        return "expected K/M or K/M@SKIP with 0 < K < M (whole step numbers), optionally ,P% (1 <= P <= 100), e.g. 10/200@20,2%, got " + shown(s);
       },
-      "K/M[@SKIP], 0 < K < M");
+      "K/M[@SKIP][,P%], 0 < K < M");
 }
 
 }  // namespace amdahl::cli::checks

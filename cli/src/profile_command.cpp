@@ -249,7 +249,7 @@ int run_profile(const ProfileOptions& opt) {
   const auto schedule = profiler::parse_gpu_schedule(schedule_arg);
   if (!schedule || (opt.gpu_steps && schedule->kind == profiler::ScheduleKind::Sample) ||
       (opt.gpu_sample && schedule->kind != profiler::ScheduleKind::Sample))
-    throw UsageError(opt.gpu_sample ? "--gpu-sample must be K/M or K/M@SKIP with 0 < K < M, e.g. 10/200@20 (got '" +
+    throw UsageError(opt.gpu_sample ? "--gpu-sample must be K/M or K/M@SKIP with 0 < K < M, optionally ,P% (1 <= P <= 100), e.g. 10/200@20,2% (got '" +
                                           schedule_arg + "')"
                                     : "--gpu-steps must be all or FROM:TO with 0 <= FROM < TO, e.g. 20:70 (got '" +
                                           schedule_arg + "')");
@@ -384,7 +384,7 @@ void register_profile_command(CLI::App& app, int& exit_code) {
                   "start of step TO (0-based `step` ranges, 0 <= FROM < TO). Host ranges are recorded throughout")
       ->check(checks::step_window());
   sub->add_option("--gpu-sample", opt->gpu_sample,
-                  "K/M[@SKIP]: collect GPU activity for K steps of every M, from step SKIP on (default " +
+                  "K/M[@SKIP][,P%]: collect GPU activity for K steps of every M, from step SKIP on, the traced share of the run's time at most P% (default " +
                       std::string(profiler::kDefaultGpuSample) +
                       "), CUPTI detached between the windows; GPU figures come from the traced steps (docs/cupti.md)")
       ->check(checks::gpu_sample());

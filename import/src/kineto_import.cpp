@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/analysis/stage_rules.hpp"
 #include "amdahl/analysis/steps.hpp"
+#include "kineto_event.hpp"
 #include "kineto_loader_lane.hpp"
 #include "trace_stream.hpp"
 
@@ -24,6 +26,11 @@ namespace {
 
 using nlohmann::json;
 using analysis::InputError;
+using detail::arg_u64;
+using detail::EventHead;
+using detail::EventKind;
+using detail::Span;
+using detail::str_of;
 
 struct Builder {
   format::RecordSet rs;
@@ -38,83 +45,6 @@ struct Builder {
     return id;
   }
 };
-
-// A JSON float as an unsigned integer: negative -> 0, beyond 2^64 -> the largest value (a
-// plain cast of an out-of-range double is undefined behaviour).
-std::uint64_t u64_of(double d) {
-  if (!(d > 0)) return 0;
-  if (d >= 18446744073709551616.0) return UINT64_MAX;
-  return static_cast<std::uint64_t>(d);
-}
-
-// A string member, "" when it is absent or not a string (json::value throws on a wrong type).
-std::string str_of(const json& obj, const char* key) {
-  if (!obj.is_object()) return {};
-  const auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// pid / tid may be numbers or strings ("Spans", "stream 7"): trailing digits, else a hash.
-std::uint64_t id_of(const json& v) {
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (v.is_number_integer()) return static_cast<std::uint64_t>(v.get<std::int64_t>());
-  if (v.is_number_float()) return u64_of(v.get<double>());
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    std::size_t k = s.size();
-    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9') --k;
-    if (k < s.size() && s.size() - k < 10) return std::stoull(s.substr(k));
-    return std::hash<std::string>{}(s) & 0x7fffffff;
-  }
-  return 0;
-}
-
-// Float microseconds as int64 ns; -1 (skipped) when not a number or beyond the int64 range.
-std::int64_t ns_of(const json& v) {
-  if (!v.is_number()) return -1;
-  const double ns = v.get<double>() * 1000.0;
-  if (!std::isfinite(ns) || ns >= 9.2e18 || ns <= -9.2e18) return -1;
-  return static_cast<std::int64_t>(std::llround(ns));
-}
-
-std::uint64_t arg_u64(const json& args, const char* key, std::uint64_t fallback = 0) {
-  if (!args.is_object()) return fallback;
-  const auto it = args.find(key);
-  if (it == args.end() || !it->is_number()) return fallback;
-  if (it->is_number_float()) return u64_of(it->get<double>());
-  if (it->is_number_integer() && it->get<std::int64_t>() < 0) return fallback;
-  return it->get<std::uint64_t>();
-}
-
-format::MemKind mem_kind(std::string_view s) {
-  if (s == "Pageable") return format::MemKind::Pageable;
-  if (s == "Pinned") return format::MemKind::Pinned;
-  if (s == "Device") return format::MemKind::Device;
-  if (s == "Managed") return format::MemKind::Managed;
-  return format::MemKind::Unknown;
-}
-
-// "Memcpy HtoD (Pageable -> Device)".
-void parse_memcpy_name(const std::string& name, format::GpuOpRec& op) {
-  if (name.find("HtoD") != std::string::npos) op.copy_kind = format::CopyKind::HtoD;
-  else if (name.find("DtoH") != std::string::npos) op.copy_kind = format::CopyKind::DtoH;
-  else if (name.find("DtoD") != std::string::npos) op.copy_kind = format::CopyKind::DtoD;
-  else if (name.find("HtoH") != std::string::npos) op.copy_kind = format::CopyKind::HtoH;
-  else if (name.find("PtoP") != std::string::npos) op.copy_kind = format::CopyKind::PtoP;
-  const auto open = name.find('('), arrow = name.find(" -> "), close = name.find(')');
-  if (open != std::string::npos && arrow != std::string::npos && close != std::string::npos && open < arrow &&
-      arrow < close) {
-    op.src_kind = mem_kind(std::string_view(name).substr(open + 1, arrow - open - 1));
-    op.dst_kind = mem_kind(std::string_view(name).substr(arrow + 4, close - arrow - 4));
-  }
-}
-
-// CPU-side ranges kept even when cpu_op events are dropped (older PyTorch versions record
-// these as cpu_op rather than user_annotation).
-bool is_structural_cpu_op(const std::string& name) {
-  return name.rfind("ProfilerStep#", 0) == 0 || name.rfind("enumerate(DataLoader)", 0) == 0 ||
-         name.rfind("Optimizer.", 0) == 0;
-}
 
 // A host-side event of the trace (kept or not): what the notes about the training thread's
 // time are computed from. `range` indexes the kept range, -1 for a dropped op or an API call.
@@ -543,111 +473,78 @@ struct Accumulator {
   std::vector<HostEvent> host;  // host events of every thread, kept or not (for the notes)
   HostNames host_names;
 
-
   void add(const json& e);
+
+ private:
+  void add_metadata(const EventHead& h);
+  void add_host_event(const EventHead& h, Span s, std::int64_t range);  // range: its index, or -1
+  void add_api_call(const format::ApiCallRec& a);
 };
 
+// One event: a metadata event names a process or a thread; an "X" event with a valid span is
+// a host event for the notes when it is one (is_host_event), and becomes a range, an API call
+// or a GPU op, or is counted as skipped.
 void Accumulator::add(const json& e) {
   if (!e.is_object()) return;
   ++st.events;
-  const std::string ph = str_of(e, "ph");
-  const std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
-  static const json kNoArgs = json::object();
-  const auto args_it = e.find("args");
-  const json& args = args_it != e.end() ? *args_it : kNoArgs;  // a reference: no copy of big args
-  const auto pid = static_cast<std::uint32_t>(e.contains("pid") ? id_of(e["pid"]) : 0);
-  const std::uint64_t tid = e.contains("tid") ? id_of(e["tid"]) : 0;
-  if (ph == "M") {
-    if (name == "process_name" && args.is_object() && args.contains("name") && args["name"].is_string())
-      process_names[pid] = args["name"].get<std::string>();
-    else if (name == "thread_name" && args.is_object() && args.contains("name") && args["name"].is_string())
-      thread_names[{pid, tid}] = args["name"].get<std::string>();
+  const EventHead h = detail::head_of(e);
+  if (h.ph == "M") {
+    add_metadata(h);
     return;
   }
-  if (ph != "X") {
+  const std::optional<Span> span = h.ph == "X" ? detail::span_of(e) : std::nullopt;
+  if (!span) {
     ++st.skipped_other;
     return;
   }
-  const std::string cat = e.contains("cat") && e["cat"].is_string() ? e["cat"].get<std::string>() : "";
-  const std::int64_t start = ns_of(e.value("ts", json()));
-  const std::int64_t dur = ns_of(e.value("dur", json(0)));
-  if (start < 0 || dur < 0) {
-    ++st.skipped_other;
-    return;
+  const std::string cat = str_of(e, "cat");
+  const EventKind kind = detail::kind_of(cat, h.name, options.keep_cpu_ops);
+  if (detail::is_host_event(kind, cat))
+    add_host_event(h, *span, kind == EventKind::Range ? static_cast<std::int64_t>(b.rs.ranges.size()) : -1);
+  switch (kind) {
+    case EventKind::DroppedCpuOp:
+      ++st.skipped_cpu_ops;
+      return;
+    case EventKind::Other:
+      ++st.skipped_other;
+      return;
+    case EventKind::Range:
+      b.rs.ranges.push_back(detail::range_of(h, *span, b.s(h.name)));
+      ++events_per_pid[h.pid];
+      break;
+    case EventKind::ApiCall:
+      add_api_call(detail::api_call_of(h, cat, *span, b.s(h.name)));
+      break;
+    case EventKind::GpuOp:
+      gpu_ops.push_back(detail::gpu_op_of(h, cat, *span, cat == "kernel" ? b.s(h.name) : format::kNoString));
+      break;
   }
-  if (dur > INT64_MAX - start) {  // would overflow int64 ns
-    ++st.skipped_other;
-    return;
-  }
-  const std::int64_t end = start + dur;
-  const auto corr = static_cast<std::uint32_t>(arg_u64(args, "correlation"));
-  const bool keep_range = cat == "user_annotation" || ((cat == "cpu_op" || cat == "Trace") &&
-                                                       (options.keep_cpu_ops || is_structural_cpu_op(name)));
-  // Host events for the notes: not Kineto's own "Trace" spans such as "PyTorch Profiler (0)",
-  // which enclose everything, unless kept.
-  if (keep_range || cat == "cpu_op" || cat == "cuda_runtime" || cat == "cuda_driver") {
-    HostEvent h;
-    h.pid = pid;
-    h.tid = tid;
-    h.start = start;
-    h.end = end;
-    h.name = host_names.id(name);
-    host.push_back(h);
-  }
+  t_min = std::min(t_min, span->start);
+  t_max = std::max(t_max, span->end);
+}
 
-  if (keep_range) {
-    format::RangeRec r;
-    r.pid = pid;
-    r.tid = tid;
-    r.end_tid = tid;
-    r.name = b.s(name);
-    r.start_ns = start;
-    r.end_ns = end;
-    host.back().range = static_cast<std::int64_t>(b.rs.ranges.size());
-    b.rs.ranges.push_back(r);
-    ++events_per_pid[pid];
-  } else if (cat == "cpu_op" || cat == "python_function" || cat == "Trace") {
-    ++st.skipped_cpu_ops;
-    return;
-  } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
-    format::ApiCallRec a;
-    a.pid = pid;
-    a.tid = tid;
-    a.api = cat == "cuda_runtime" ? format::ApiKind::Runtime : format::ApiKind::Driver;
-    a.cbid = static_cast<std::uint32_t>(arg_u64(args, "cbid"));
-    a.name = b.s(name);
-    a.start_ns = start;
-    a.end_ns = end;
-    a.correlation_id = corr;
-    b.rs.api_calls.push_back(a);
-    if (corr) pid_of_corr[corr] = pid;
-    ++events_per_pid[pid];
-  } else if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
-    format::GpuOpRec op;
-    op.device = static_cast<std::uint32_t>(arg_u64(args, "device", pid));
-    op.stream = static_cast<std::uint32_t>(arg_u64(args, "stream", tid));
-    op.context = static_cast<std::uint32_t>(arg_u64(args, "context"));
-    op.start_ns = start;
-    op.end_ns = end;
-    op.correlation_id = corr;
-    if (cat == "kernel") {
-      op.kind = format::GpuOpKind::Kernel;
-      op.name = b.s(name);
-    } else if (cat == "gpu_memcpy") {
-      op.kind = format::GpuOpKind::Memcpy;
-      op.bytes = arg_u64(args, "bytes");
-      parse_memcpy_name(name, op);
-    } else {
-      op.kind = format::GpuOpKind::Memset;
-      op.bytes = arg_u64(args, "bytes");
-    }
-    gpu_ops.push_back(op);
-  } else {
-    ++st.skipped_other;  // gpu_user_annotation, ac2g flows, overhead, ...
-    return;
-  }
-  t_min = std::min(t_min, start);
-  t_max = std::max(t_max, end);
+void Accumulator::add_metadata(const EventHead& h) {
+  const std::optional<std::string> name = detail::metadata_name(h);
+  if (!name) return;
+  if (h.name == "process_name") process_names[h.pid] = *name;
+  else if (h.name == "thread_name") thread_names[{h.pid, h.tid}] = *name;
+}
+
+void Accumulator::add_host_event(const EventHead& h, Span s, std::int64_t range) {
+  HostEvent he;
+  he.pid = h.pid;
+  he.tid = h.tid;
+  he.start = s.start;
+  he.end = s.end;
+  he.name = host_names.id(h.name);
+  he.range = range;
+  host.push_back(he);
+}
+
+void Accumulator::add_api_call(const format::ApiCallRec& a) {
+  b.rs.api_calls.push_back(a);
+  if (a.correlation_id) pid_of_corr[a.correlation_id] = a.pid;
+  ++events_per_pid[a.pid];
 }
 
 }  // namespace

@@ -73,6 +73,13 @@ __attribute__((constructor)) void collector_load() noexcept {
   }
   clock_init(cfg.clock_monotonic);
   g_clock_forced_monotonic = cfg.clock_monotonic;
+  if (clock_source() == ClockSource::Tsc) {
+    detail::log_message(detail::LogLevel::Info, "clock: TSC at %llu kHz (trusted by %s), checked against CLOCK_MONOTONIC",
+                        static_cast<unsigned long long>(clock_tsc_khz()), tsc_trust_name(clock_tsc_trust()));
+  } else {
+    detail::log_message(detail::LogLevel::Info, "clock: CLOCK_MONOTONIC (%s)",
+                        cfg.clock_monotonic ? "AMDAHL_CLOCK=monotonic" : "the TSC is not known to be invariant here");
+  }
   g_core = new (std::nothrow) Core();
   if (g_core == nullptr) return;
   Core& c = core();

@@ -17,6 +17,17 @@ std::optional<GpuSchedule> parse_gpu_schedule(std::string_view text) noexcept {
     s.to = *to;
     return s;
   }
+  if (const auto comma = text.find(','); comma != std::string_view::npos) {
+    // ",P%": the share cap.
+    const std::string_view cap = text.substr(comma + 1);
+    if (cap.size() < 2 || cap.back() != '%') return std::nullopt;
+    const auto pct = parse_count(cap.substr(0, cap.size() - 1));
+    if (!pct || *pct == 0 || *pct > 100) return std::nullopt;
+    auto base = parse_gpu_schedule(text.substr(0, comma));
+    if (!base || base->kind != ScheduleKind::Sample || base->max_share_pct != 100) return std::nullopt;
+    base->max_share_pct = static_cast<std::uint32_t>(*pct);
+    return base;
+  }
   const auto slash = text.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   const auto at = text.find('@', slash);
@@ -38,7 +49,9 @@ std::string schedule_text(const GpuSchedule& s) {
     case ScheduleKind::Window: return std::to_string(s.from) + ":" + std::to_string(s.to);
     case ScheduleKind::Sample: break;
   }
-  return std::to_string(s.k) + "/" + std::to_string(s.m) + "@" + std::to_string(s.skip);
+  std::string t = std::to_string(s.k) + "/" + std::to_string(s.m) + "@" + std::to_string(s.skip);
+  if (s.max_share_pct < 100) t += "," + std::to_string(s.max_share_pct) + "%";
+  return t;
 }
 
 TraceAction step_action(const GpuSchedule& s, std::uint64_t step) noexcept {
@@ -54,6 +67,28 @@ TraceAction step_action(const GpuSchedule& s, std::uint64_t step) noexcept {
   const std::uint64_t phase = (step - s.skip) % s.m;
   if (phase == 0) return TraceAction::Open;
   return phase == s.k && step > s.skip + s.m ? TraceAction::Close : TraceAction::None;
+}
+
+TraceAction capped_step_action(const GpuSchedule& s, ShareGate& g, std::uint64_t step, std::int64_t now_ns) noexcept {
+  const TraceAction a = step_action(s, step);
+  if (s.kind != ScheduleKind::Sample || s.max_share_pct >= 100 || s.max_share_pct == 0) return a;
+  if (step == 0 && g.open && g.opened_ns < 0) g.opened_ns = now_ns;  // the start-up window's steps
+  switch (a) {
+    case TraceAction::None: return a;
+    case TraceAction::Open:
+      if (g.open || now_ns < g.next_open_ns) return TraceAction::None;
+      g.open = true;
+      g.opened_ns = now_ns;
+      return a;
+    case TraceAction::Close: break;
+  }
+  if (!g.open) return TraceAction::None;
+  g.open = false;
+  const std::int64_t lasted = g.opened_ns >= 0 && now_ns > g.opened_ns ? now_ns - g.opened_ns : 0;
+  const auto pct = static_cast<std::int64_t>(s.max_share_pct);
+  // lasted * (100 - P) / P, without overflow for any realistic duration (< 2^63 / 100 ns).
+  g.next_open_ns = now_ns + (lasted / pct) * (100 - pct) + (lasted % pct) * (100 - pct) / pct;
+  return a;
 }
 
 bool schedule_done_after(const GpuSchedule& s, std::uint64_t step) noexcept {

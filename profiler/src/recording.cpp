@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include <cstring>
+#include <mutex>
+#include <new>
 
 #include "collector_core_internal.hpp"
 #include "gpu_schedule.hpp"
@@ -26,6 +28,8 @@ constexpr format::StrId kNoWatch = 0xFFFFFFFFu;
 std::atomic<format::StrId> g_step_watch{kNoWatch};
 bool g_window_set = false;
 GpuSchedule g_window;   // issue 20: FROM:TO or sampled windows (gpu_schedule.hpp)
+ShareGate g_gate;       // the share cap of a sampled schedule (guarded by g_gate_mu)
+std::mutex g_gate_mu;
 bool g_marks_always = false;  // AMDAHL_GPU_MARKS=always: sampled windows are marked without CUDA (tests)
 std::atomic<std::uint64_t> g_steps_seen{0};
 std::atomic<GpuWindowHook> g_window_hook{nullptr};
@@ -64,6 +68,8 @@ RecordCounters record_counters() noexcept {
 }
 
 void recording_fork_child() noexcept {
+  // A fork while another thread held the gate's lock: the child's copy would stay locked.
+  new (&g_gate_mu) std::mutex;
   g_epoch.fetch_add(1, std::memory_order_relaxed);
   g_dropped_ranges.store(0, std::memory_order_relaxed);
   g_dropped_marks.store(0, std::memory_order_relaxed);
@@ -103,8 +109,15 @@ bool step_open_on(const ThreadState* ts, format::StrId step) noexcept {
 // whether it was counted (false for a step nested in an open one).
 bool note_step_start(ThreadState* ts) noexcept {
   if (step_open_on(ts, g_step_watch.load(std::memory_order_relaxed))) return false;
-  const std::uint64_t n = g_steps_seen.fetch_add(1, std::memory_order_relaxed);
-  const TraceAction a = step_action(g_window, n);
+  TraceAction a;
+  std::uint64_t n;
+  {
+    // One lock per counted step (the slow path): steps started on two threads at once see the
+    // gate in their count's order.
+    std::lock_guard<std::mutex> lock(g_gate_mu);
+    n = g_steps_seen.fetch_add(1, std::memory_order_relaxed);
+    a = capped_step_action(g_window, g_gate, n, clock_now_ns());
+  }
   if (a == TraceAction::None) return true;
   if (a == TraceAction::Close && schedule_done_after(g_window, n)) g_step_watch.store(kNoWatch, std::memory_order_relaxed);
   const GpuWindowHook h = g_window_hook.load(std::memory_order_acquire);

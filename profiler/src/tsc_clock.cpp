@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -72,7 +73,45 @@ bool cpuinfo_flags_invariant_tsc(const char* line) noexcept {
   return has("constant_tsc") && has("nonstop_tsc");
 }
 
+TscTrust tsc_trust(bool cpuid_invariant, const char* clocksource, const char* cpuinfo_flags) noexcept {
+  if (cpuid_invariant) return TscTrust::Cpuid;
+  if (clocksource != nullptr) {
+    const std::size_t n = std::strcspn(clocksource, " \t\r\n");
+    if (n == 3 && std::strncmp(clocksource, "tsc", 3) == 0) return TscTrust::KernelClocksource;
+  }
+  if (cpuinfo_flags_invariant_tsc(cpuinfo_flags)) return TscTrust::CpuinfoFlags;
+  return TscTrust::None;
+}
+
+const char* tsc_trust_name(TscTrust t) noexcept {
+  switch (t) {
+    case TscTrust::Cpuid: return "cpuid";
+    case TscTrust::KernelClocksource: return "kernel clocksource tsc";
+    case TscTrust::CpuinfoFlags: return "cpuinfo constant_tsc nonstop_tsc";
+    case TscTrust::None: break;
+  }
+  return "none";
+}
+
 namespace {
+
+// The first line of `path` that starts with `prefix` (the whole first line for ""), into buf;
+// nullptr when unreadable or absent. Plain stdio, at collector load only.
+const char* read_line(const char* path, const char* prefix, char* buf, int size) noexcept {
+  std::FILE* f = std::fopen(path, "re");
+  if (f == nullptr) return nullptr;
+  const std::size_t plen = std::strlen(prefix);
+  const char* found = nullptr;
+  int lines = 0;
+  while (std::fgets(buf, size, f) != nullptr && ++lines < 100000) {
+    if (std::strncmp(buf, prefix, plen) == 0) {
+      found = buf;
+      break;
+    }
+  }
+  std::fclose(f);
+  return found;
+}
 
 std::int64_t mono_ns() noexcept {
   timespec ts{};
@@ -123,6 +162,7 @@ SharedScale g_scale;
 std::atomic<bool> g_use_tsc{false};
 std::atomic<bool> g_recheck_busy{false};
 ClockSource g_source = ClockSource::Monotonic;
+TscTrust g_trust = TscTrust::None;
 Pair g_origin;                   // the first calibration pair: the long baseline of the rate
 std::uint64_t g_last_check = 0;  // TSC of the last re-check
 
@@ -178,7 +218,19 @@ bool cpu_has_invariant_tsc() noexcept {
 void clock_init(bool force_monotonic) noexcept {
   g_use_tsc.store(false, std::memory_order_relaxed);
   g_source = ClockSource::Monotonic;
-  if (force_monotonic || !cpu_has_invariant_tsc()) return;
+  g_trust = TscTrust::None;
+  if (force_monotonic) return;
+#if defined(__x86_64__)
+  const bool cpuid = cpu_has_invariant_tsc();
+  char src[64];
+  static char flags[16384];  // /proc/cpuinfo's flags line (~1.5 KB today); at load, one thread
+  const char* cs = cpuid ? nullptr : read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", "", src, sizeof src);
+  const char* fl = cpuid ? nullptr : read_line("/proc/cpuinfo", "flags", flags, sizeof flags);
+  const TscTrust trust = tsc_trust(cpuid, cs, fl);
+#else
+  const TscTrust trust = TscTrust::None;
+#endif
+  if (trust == TscTrust::None) return;
   const Pair a = read_pair();
   std::int64_t ns = a.ns;
   while (ns - a.ns < 200'000) ns = mono_ns();  // 200 us: the first rate, refined by re-checks
@@ -189,10 +241,12 @@ void clock_init(bool force_monotonic) noexcept {
   g_last_check = b.tsc;
   publish(tsc_line(b.tsc, b.ns, mult));
   g_source = ClockSource::Tsc;
+  g_trust = trust;
   g_use_tsc.store(true, std::memory_order_release);
 }
 
 ClockSource clock_source() noexcept { return g_source; }
+TscTrust clock_tsc_trust() noexcept { return g_trust; }
 
 std::int64_t clock_now_ns() noexcept {
   if (g_use_tsc.load(std::memory_order_relaxed)) [[likely]] {

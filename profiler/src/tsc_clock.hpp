@@ -1,6 +1,7 @@
 // The collector's clock: CLOCK_MONOTONIC nanoseconds, read through the TSC where the TSC is
-// invariant (CPUID 0x80000007 EDX bit 8: constant rate, runs in every C-state), else through
-// clock_gettime. A TSC reading converts with one multiply and shift against a scale (an anchor
+// invariant (CPUID 0x80000007 EDX bit 8: constant rate, runs in every C-state; or, where a
+// virtual machine's CPUID hides that bit, the kernel says so: its clocksource is `tsc`, or
+// /proc/cpuinfo's flags have constant_tsc and nonstop_tsc), else through clock_gettime. A TSC reading converts with one multiply and shift against a scale (an anchor
 // pair of TSC and CLOCK_MONOTONIC readings and a rate) calibrated at load and re-checked against
 // CLOCK_MONOTONIC by the flusher thread: each re-check slews the rate so that the converted time
 // meets CLOCK_MONOTONIC again one horizon later, never stepping backwards. So converted times stay
@@ -43,12 +44,23 @@ TscScale tsc_slew(const TscScale& cur, std::uint64_t tsc_now, std::int64_t mono_
 // Whether the flags line of /proc/cpuinfo has both constant_tsc and nonstop_tsc.
 bool cpuinfo_flags_invariant_tsc(const char* flags_line) noexcept;
 
+// Why the TSC is trusted as a clock (None: it is not). Pure: CPUID's invariant-TSC bit, the
+// kernel's current clocksource (/sys/devices/system/clocksource/clocksource0/current_clocksource,
+// nullptr when unreadable) and the first flags line of /proc/cpuinfo (nullptr when unreadable).
+// A VM's CPUID may hide the bit (seen on the lent H100 host) while its kernel keeps time on the
+// TSC: the kernel checked the TSC's stability and synchronisation across CPUs at boot.
+enum class TscTrust { None, Cpuid, KernelClocksource, CpuinfoFlags };
+TscTrust tsc_trust(bool cpuid_invariant, const char* clocksource, const char* cpuinfo_flags) noexcept;
+const char* tsc_trust_name(TscTrust t) noexcept;
+
 // --- the process's clock --------------------------------------------------------------------
 enum class ClockSource { Monotonic, Tsc };
 // Chooses and calibrates the clock (once, at collector load; ~200 us with the TSC).
 // force_monotonic: AMDAHL_CLOCK=monotonic.
 void clock_init(bool force_monotonic) noexcept;
 ClockSource clock_source() noexcept;
+// Why clock_init chose the TSC (None when it did not, or was told not to).
+TscTrust clock_tsc_trust() noexcept;
 // Whether this CPU reports an invariant TSC (false off x86-64).
 bool cpu_has_invariant_tsc() noexcept;
 // Now, in CLOCK_MONOTONIC nanoseconds.

@@ -1,6 +1,6 @@
 // A scratch directory with two synthetic runs for the CLI consistency tests (issue 19 item 5):
 // `run` (6 steps of 9.5 ms) and `faster` (disk_io 2 ms shorter: 7.5 ms steps), written with
-// amdahl_store; the commands run through tests/report/cli_support.hpp.
+// amdahl_store; the commands run through tests/support/cli_support.hpp.
 #pragma once
 
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <string>
 
-#include "../report/cli_support.hpp"
-#include "../report/report_fixture.hpp"
+#include "../support/cli_support.hpp"
+#include "../support/report_fixture.hpp"
 #include "amdahl/format/profile_store.hpp"
 
 namespace amdahl::test {

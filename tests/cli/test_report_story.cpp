@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../analysis/profile_builder.hpp"
-#include "../report/cli_support.hpp"
+#include "../support/cli_support.hpp"
 #include "amdahl/format/profile_store.hpp"
 
 namespace fs = std::filesystem;

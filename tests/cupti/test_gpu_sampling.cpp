@@ -137,6 +137,65 @@ TEST_CASE("step actions: a window opens at FROM and closes at TO; samples open e
   CHECK_FALSE(schedule_done_after(*parse_gpu_schedule("2/10@5"), 1000000));
 }
 
+TEST_CASE("share cap: ',P%' parses on sampled schedules only and round-trips") {
+  auto c = parse_gpu_schedule("10/200@20,2%");
+  REQUIRE(c);
+  CHECK(c->kind == ScheduleKind::Sample);
+  CHECK(c->k == 10);
+  CHECK(c->m == 200);
+  CHECK(c->skip == 20);
+  CHECK(c->max_share_pct == 2);
+  CHECK(schedule_text(*c) == "10/200@20,2%");
+  auto n = parse_gpu_schedule("5/50,100%");
+  REQUIRE(n);
+  CHECK(n->max_share_pct == 100);
+  CHECK(schedule_text(*n) == "5/50@20");  // 100%: no cap
+  CHECK(parse_gpu_schedule("10/200@20")->max_share_pct == 100);
+  for (const char* bad : {"10/200@20,", "10/200@20,2", "10/200@20,0%", "10/200@20,101%", "10/200@20,2.5%",
+                          "10/200@20,%", "4:10,2%", "all,2%", "10/200@20,2%,3%", "10/200@20, 2%", ",2%"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_gpu_schedule(bad));
+  }
+}
+
+// Actions under the cap, each step lasting step_ns[n] (the rest: base_ns).
+std::string capped(const GpuSchedule& s, std::uint64_t steps, std::int64_t base_ns, std::int64_t traced_ns) {
+  ShareGate g;
+  std::string out;
+  std::int64_t t = 1'000'000'000;  // the process ran a second before step 0
+  bool tracing = true;
+  for (std::uint64_t n = 0; n < steps; ++n) {
+    const TraceAction a = capped_step_action(s, g, n, t);
+    if (a == TraceAction::Open) tracing = true;
+    if (a == TraceAction::Close) tracing = false;
+    if (a != TraceAction::None) {
+      out += a == TraceAction::Open ? '+' : '-';
+      out += std::to_string(n);
+    }
+    t += tracing ? traced_ns : base_ns;
+  }
+  return out;
+}
+
+TEST_CASE("share cap: a window lets the next open only after (100-P)/P times its length") {
+  // 2%: the start-up window's 5 steps of 2 ms (10 ms) hold the next window off 490 ms; at 1 ms an
+  // untraced step, the windows due at steps 15 to 485 are skipped.
+  const GpuSchedule s = *parse_gpu_schedule("2/10@5,2%");
+  CHECK(capped(s, 40, 1'000'000, 2'000'000) == "-5");
+  CHECK(capped(s, 600, 1'000'000, 2'000'000).substr(0, 3) == "-5+");
+  // The start-up window closes at step 5 after 10 ms: the next window may open 490 ms later, at
+  // the first due step from then on (due: 15, 25, ...; step n starts at 10 + (n-5) ms): 495.
+  CHECK(capped(s, 600, 1'000'000, 2'000'000) == "-5+495-497");
+  // Without a cap the schedule is step_action's.
+  CHECK(capped(*parse_gpu_schedule("2/10@5"), 40, 1'000'000, 2'000'000) == "-5+15-17+25-27+35-37");
+  // 50%: a window of 2 steps (4 ms) holds the next off 4 ms: every due window opens.
+  CHECK(capped(*parse_gpu_schedule("2/10@5,50%"), 40, 1'000'000, 2'000'000) == "-5+15-17+25-27+35-37");
+  // The default: 10/200@20,2% on a step of 9 ms untraced, 15 ms traced: the start-up window's
+  // 20 steps (300 ms) hold off 14.7 s (step 1620 starts 0.3 s too early); a 10-step window
+  // (150 ms) then holds off 7.35 s.
+  CHECK(capped(*parse_gpu_schedule(kDefaultGpuSample), 3000, 9'000'000, 15'000'000) == "-20+1820-1830+2820-2830");
+}
+
 TEST_CASE("time fallback: only for a sampled schedule, the start-up window, then on_ms at the end of every period_ms") {
   GpuSchedule s = *parse_gpu_schedule("5/50");
   s.fallback_ms = 1000;

@@ -145,7 +145,7 @@ TEST_CASE("--gpu-sample: periodic windows, one analysed, the run's step time fro
           "--loader-threads", "0", "--cost", "sleep", "--io-ms", "1", "--preprocess-ms", "1", "--h2d-ms", "1",
           "--compute-ms", "1"},
          scratch);
-  CHECK(meta_value(plain, "gpu_schedule") == "10/200@20");
+  CHECK(meta_value(plain, "gpu_schedule") == "10/200@20,2%");
   CHECK(window_marks(plain).empty());
   const RunResult all = run({amdahl_bin(), "profile", "-o", scratch.file("all.amdahl"), "--gpu-steps", "all", "--",
                              "true"},

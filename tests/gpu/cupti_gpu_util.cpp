@@ -2,9 +2,6 @@
 #include "cupti_gpu_util.hpp"
 
 #include <cuda_runtime.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,7 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
-extern char** environ;
+#include "../support/test_support.hpp"
 
 namespace amdahl::gpu_cupti_test {
 
@@ -40,22 +37,12 @@ std::string make_temp_dir(const std::string& tag) {
 }
 
 int run(const std::vector<std::string>& argv, const std::string& stdout_path) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (!stdout_path.empty()) {
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  }
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("cannot run " + argv[0]);
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) throw std::runtime_error("waitpid failed");
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  if (::access(argv[0].c_str(), X_OK) != 0) throw std::runtime_error("cannot run " + argv[0]);
+  testsupport::ProcessSetup setup;  // stderr and the environment are the test's
+  setup.out_path = stdout_path;     // "" : stdout too
+  const int code = testsupport::wait_exit_code(testsupport::start_process(argv, setup));
+  if (code < 0) throw std::runtime_error("waitpid failed");
+  return code;
 }
 
 nlohmann::json read_json(const std::string& path) {

@@ -66,50 +66,40 @@ TEST_CASE("a statically linked NVTX program exits as it does alone; the collecto
 
 namespace {
 
-struct StartOptions {
-  bool own_group = false;        // setpgid(0, 0): amdahl leads a process group, as under a scheduler
-  rlim_t file_size_limit = 0;    // RLIMIT_FSIZE when > 0 (a full disk, deterministically)
-  bool stderr_closed_pipe = false;  // stderr is a pipe nobody reads (closed read end)
-};
+using amdahl::testsupport::ProcessSetup;
 
+// Starts argv in `cwd` with stdout and stderr to `log` and `extras`' process group, file size
+// limit or closed-pipe stderr (tests/support's runner).
 pid_t start_ex(const std::vector<std::string>& argv, const std::string& cwd, const std::string& log,
-               const StartOptions& o) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid > 0 && o.own_group) ::setpgid(pid, pid);  // both sides, as a shell does: no race
-  if (pid == 0) {
-    if (o.own_group) ::setpgid(0, 0);
-    if (::chdir(cwd.c_str()) != 0) ::_exit(200);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) ::_exit(201);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    if (o.stderr_closed_pipe) {
-      int p[2];
-      if (::pipe(p) != 0) ::_exit(203);
-      ::close(p[0]);
-      ::dup2(p[1], 2);
-    }
-    if (o.file_size_limit > 0) {
-      const rlimit rl{o.file_size_limit, o.file_size_limit};
-      ::setrlimit(RLIMIT_FSIZE, &rl);
-    }
-    ::execv(args[0], args.data());
-    ::_exit(202);
-  }
-  return pid;
+               ProcessSetup extras) {
+  extras.cwd = cwd;
+  extras.out_path = extras.err_path = log;
+  return amdahl::testsupport::start_process(argv, extras);
 }
 
-Ran run_ex(const std::vector<std::string>& argv, const std::string& cwd, const StartOptions& o) {
+Ran run_ex(const std::vector<std::string>& argv, const std::string& cwd, const ProcessSetup& extras) {
   const std::string log = cwd + "/.run.log";
   Ran r;
-  r.code = wait_code(start_ex(argv, cwd, log, o));
+  r.code = wait_code(start_ex(argv, cwd, log, extras));
   r.err = slurp(log);
   fs::remove(log);
   return r;
+}
+
+ProcessSetup own_group() {
+  ProcessSetup s;
+  s.own_group = true;  // amdahl leads a process group, as under a scheduler
+  return s;
+}
+ProcessSetup file_size_limit(rlim_t bytes) {
+  ProcessSetup s;
+  s.file_size_limit = bytes;  // a full disk, deterministically
+  return s;
+}
+ProcessSetup stderr_closed_pipe() {
+  ProcessSetup s;
+  s.err_to_closed_pipe = true;  // stderr is a pipe nobody reads
+  return s;
 }
 
 void wait_for_file(const std::string& path) {
@@ -132,7 +122,7 @@ Counts signalled_run(const TempDir& t, const std::string& name, Send&& send) {
   const std::string counts = t.file(name + ".counts");
   const std::string log = t.file(name + ".log");
   const pid_t pid = start_ex({amdahl_bin(), "profile", "-o", t.file(name + ".amdahl"), "--", target(), "signals", counts, "20"},
-                             t.dir.string(), log, StartOptions{true, 0, false});
+                             t.dir.string(), log, own_group());
   wait_for_file(counts + ".ready");
   send(pid);
   Counts c;
@@ -201,7 +191,7 @@ TEST_CASE("the command's exit status passes through whatever happens to the prof
   }
   SUBCASE("the disk is full (a file size limit: SIGXFSZ must not kill amdahl)") {
     const Ran r = run_ex({amdahl_bin(), "profile", "-o", t.file("full.amdahl"), "--", "/bin/sh", "-c", "exit 7"},
-                         t.dir.string(), StartOptions{false, 4096, false});
+                         t.dir.string(), file_size_limit(4096));
     CHECK(r.code == 7);
     CHECK(one_profile_line(r.err));
     CHECK_FALSE(fs::exists(t.file("full.amdahl")));
@@ -231,7 +221,7 @@ TEST_CASE("the command's exit status passes through whatever happens to the prof
   }
   SUBCASE("stderr is a closed pipe (SIGPIPE must not kill amdahl)") {
     const Ran r = run_ex({amdahl_bin(), "profile", "-o", t.file("pipe.amdahl"), "--", "/bin/sh", "-c", "exit 7"},
-                         t.dir.string(), StartOptions{false, 0, true});
+                         t.dir.string(), stderr_closed_pipe());
     CHECK(r.code == 7);
     CHECK(load_profile(t.file("pipe.amdahl")).meta.at("exit_code") == "7");
   }

@@ -1,12 +1,9 @@
 // Shared by the collector tests: locating the build's collector and helpers, scratch part
-// directories, running a helper with the collector injected (fork/exec, no shell) and reading
-// the parts it wrote.
+// directories, running a helper with the collector injected (tests/support's runner, no shell,
+// an environment of its own) and reading the parts it wrote.
 #pragma once
 
 #include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -15,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/test_support.hpp"
 #include "amdahl/format/part_file.hpp"
 
 extern char** environ;
@@ -67,11 +65,8 @@ struct TempDir {
   }
 };
 
-struct RunResult {
-  pid_t pid = 0;
-  int exit_code = -1;
-  std::string out;
-};
+// pid, exit_code (128 + N for signal N), out (stdout); err stays empty (stderr is inherited).
+using RunResult = amdahl::testsupport::ProcessResult;
 
 // The current environment without the collector's variables, plus `extra`.
 inline std::vector<std::string> make_env(const std::vector<std::string>& extra) {
@@ -93,40 +88,16 @@ inline std::vector<std::string> make_env(const std::vector<std::string>& extra) 
   return env;
 }
 
+// Runs args (no shell) with exactly `env` as its environment, in `cwd` when given, through
+// tests/support's runner: stdout is read through a pipe to its end (the children a helper forks
+// hold it too), stderr is the test's.
 inline RunResult run(const std::vector<std::string>& args, const std::vector<std::string>& env,
-              const std::string& cwd = "") {
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
-    ::execve(argv[0], argv.data(), envp.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  RunResult r;
-  r.pid = pid;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    r.out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
+                     const std::string& cwd = "") {
+  amdahl::testsupport::ProcessSetup setup;
+  setup.cwd = cwd;
+  setup.env = env;
+  setup.env_is_whole = true;
+  return amdahl::testsupport::run_process_piped(args, setup);
 }
 
 // Start markers (`<part>.started`, left by a process that recorded until it writes a part):

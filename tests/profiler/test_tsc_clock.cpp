@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <doctest/doctest.h>
+
+#include <string>
 #include <initializer_list>
 
 #include "tsc_clock.hpp"
@@ -82,6 +84,20 @@ TEST_CASE("cpuinfo flags: both constant_tsc and nonstop_tsc, as whole words") {
   CHECK_FALSE(cpuinfo_flags_invariant_tsc(nullptr));
 }
 
+TEST_CASE("tsc_trust: CPUID first, then the kernel's clocksource, then the cpuinfo flags") {
+  CHECK(tsc_trust(true, nullptr, nullptr) == TscTrust::Cpuid);
+  CHECK(tsc_trust(true, "kvm-clock\n", "flags: fpu") == TscTrust::Cpuid);
+  CHECK(tsc_trust(false, "tsc\n", nullptr) == TscTrust::KernelClocksource);
+  CHECK(tsc_trust(false, "tsc", "flags: fpu") == TscTrust::KernelClocksource);
+  CHECK(tsc_trust(false, "kvm-clock\n", "flags: constant_tsc nonstop_tsc\n") == TscTrust::CpuinfoFlags);
+  CHECK(tsc_trust(false, "kvm-clock\n", "flags: constant_tsc\n") == TscTrust::None);
+  CHECK(tsc_trust(false, "tsc2\n", nullptr) == TscTrust::None);
+  CHECK(tsc_trust(false, "hpet", nullptr) == TscTrust::None);
+  CHECK(tsc_trust(false, nullptr, nullptr) == TscTrust::None);
+  CHECK(std::string(tsc_trust_name(TscTrust::KernelClocksource)) == "kernel clocksource tsc");
+  CHECK(std::string(tsc_trust_name(TscTrust::None)) == "none");
+}
+
 TEST_CASE("the fallback (AMDAHL_CLOCK=monotonic) is clock_gettime") {
   clock_init(true);
   CHECK(clock_source() == ClockSource::Monotonic);
@@ -98,11 +114,14 @@ TEST_CASE("the fallback (AMDAHL_CLOCK=monotonic) is clock_gettime") {
 
 TEST_CASE("the process clock is monotonic and on CLOCK_MONOTONIC within 50 us over a 200 ms run") {
   clock_init(false);
-  if (!cpu_has_invariant_tsc()) {
-    CHECK(clock_source() == ClockSource::Monotonic);
+  if (clock_source() != ClockSource::Tsc) {
+    CHECK(clock_tsc_trust() == TscTrust::None);
+    CHECK_FALSE(cpu_has_invariant_tsc());
+    MESSAGE("the TSC is not trusted here: CLOCK_MONOTONIC");
     return;
   }
-  REQUIRE(clock_source() == ClockSource::Tsc);
+  MESSAGE("TSC trusted by " << std::string(tsc_trust_name(clock_tsc_trust())));
+  CHECK(clock_tsc_trust() != TscTrust::None);
   const std::uint64_t khz = clock_tsc_khz();
   CHECK(khz > 100'000);       // > 100 MHz
   CHECK(khz < 20'000'000);    // < 20 GHz

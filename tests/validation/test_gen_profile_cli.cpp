@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "../report/cli_support.hpp"
+#include "../support/cli_support.hpp"
 
 namespace fs = std::filesystem;
 

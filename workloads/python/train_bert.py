@@ -120,12 +120,19 @@ def main() -> int:
         torch.cuda.synchronize()
     t0 = time.perf_counter()
     loss = None
-    for _ in range(args.steps):
+    marks = [t0]                 # every 10th step's end on the host clock (no synchronize)
+    for i in range(args.steps):
         loss = step()
+        if (i + 1) % 10 == 0:
+            marks.append(time.perf_counter())
     if cuda:
         torch.cuda.synchronize()
     elapsed = time.perf_counter() - t0
     ms = elapsed * 1e3 / args.steps
+    # The median over blocks of 10 steps of the host's pace: a launch-bound loop's step time,
+    # robust to a pause of the machine (the mean above is the program's steady-state figure).
+    blocks = sorted((b - a) * 1e3 / 10 for a, b in zip(marks, marks[1:]))
+    median10 = blocks[len(blocks) // 2] if blocks else ms
 
     n_params = sum(p.numel() for p in model.parameters())
     name = torch.cuda.get_device_name() if cuda else "cpu"
@@ -133,7 +140,8 @@ def main() -> int:
           f"attention {getattr(model.config, '_attn_implementation', '?')} params {n_params / 1e6:.1f}M "
           f"layers {args.layers} hidden {args.hidden} loss {float(loss):.4f}")
     print(f"train_bert: precision={args.precision} head={args.head} batch={b} seq={s} steps={args.steps} "
-          f"warmup={args.warmup_steps} ms_per_step={ms:.3f} samples_per_sec={b * args.steps / elapsed:.1f}"
+          f"warmup={args.warmup_steps} ms_per_step={ms:.3f} median10_ms={median10:.3f} "
+          f"samples_per_sec={b * args.steps / elapsed:.1f}"
           + (f" syncs_per_step={syncs}" if syncs is not None else ""))
     return 0
 

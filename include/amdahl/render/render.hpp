@@ -1,11 +1,13 @@
 // The one dispatch of the outputs: a Format picks the renderer, for each thing a command
-// prints (the report, the GPU-only report, a what-if, a validation, a diff). What each format
-// shows: renderers.hpp and gpu_only_render.hpp; the JSON document's text: json_text.
+// prints (the report, the GPU-only report, a what-if, a validation, a diff, the stage mapping).
+// What each format shows: renderers.hpp, gpu_only_render.hpp and stages_render.hpp; the JSON
+// document's text: json_text.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +15,7 @@
 #include "amdahl/analysis/profile_diff.hpp"
 #include "amdahl/analysis/rank_whatif.hpp"
 #include "amdahl/analysis/report.hpp"
+#include "amdahl/analysis/stage_mapping.hpp"
 #include "amdahl/analysis/validate.hpp"
 #include "amdahl/analysis/whatif.hpp"
 #include "amdahl/render/renderers.hpp"
@@ -56,5 +59,9 @@ std::string render(const analysis::Report& base, const analysis::Report& improve
 // `amdahl diff`: JSON or text (another format: std::invalid_argument); the text names the runs.
 std::string render(const analysis::ProfileDiff& diff, Format format, const std::string& name_a,
                    const std::string& name_b);
+
+// `amdahl stages`: JSON or text of every range name's stage (another format:
+// std::invalid_argument). Defined with its renderers in render/src/stages_render.cpp.
+std::string render(const std::vector<analysis::StageMappingRow>& rows, Format format);
 
 }  // namespace amdahl::render

@@ -4,7 +4,7 @@
 #include "amdahl/analysis/profile_diff.hpp"
 #include "amdahl/render/finding_text.hpp"
 #include "amdahl/render/renderers.hpp"
-#include "report_fixture.hpp"
+#include "../support/report_fixture.hpp"
 
 using namespace amdahl;
 

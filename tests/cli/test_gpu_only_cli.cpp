@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "amdahl/format/profile_store.hpp"
-#include "cli_support.hpp"
+#include "../support/cli_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace amdahl;

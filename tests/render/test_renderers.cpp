@@ -11,7 +11,7 @@
 #include "amdahl/render/svg_charts.hpp"
 #include "amdahl/render/finding_text.hpp"
 #include "../../render/src/numbers.hpp"
-#include "report_fixture.hpp"
+#include "../support/report_fixture.hpp"
 
 using namespace amdahl;
 

@@ -13,7 +13,7 @@
 
 #include "../analysis/profile_builder.hpp"
 #include "amdahl/format/profile_store.hpp"
-#include "cli_support.hpp"
+#include "../support/cli_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace amdahl;

@@ -1,4 +1,4 @@
-// Running the built `amdahl` binary from the report tests: exit code, stdout, stderr.
+// Running the built `amdahl` binary from the CLI, render and validation tests: exit code, stdout, stderr.
 #pragma once
 
 #include <sys/wait.h>
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "../support/test_support.hpp"
+#include "test_support.hpp"
 
 namespace amdahl::test {
 

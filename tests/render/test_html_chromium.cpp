@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "amdahl/format/profile_store.hpp"
-#include "cli_support.hpp"
-#include "report_fixture.hpp"
+#include "../support/cli_support.hpp"
+#include "../support/report_fixture.hpp"
 
 namespace fs = std::filesystem;
 using namespace amdahl;

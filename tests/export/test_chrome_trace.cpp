@@ -10,7 +10,7 @@
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/export/chrome_trace.hpp"
-#include "report_fixture.hpp"
+#include "../support/report_fixture.hpp"
 
 using namespace amdahl;
 using nlohmann::json;

@@ -21,7 +21,7 @@
 #include "amdahl/import/kineto_import.hpp"
 #include "amdahl/render/renderers.hpp"
 #include "amdahl/render/finding_text.hpp"
-#include "kineto_synth.hpp"
+#include "../support/kineto_synth.hpp"
 
 using namespace amdahl;
 
