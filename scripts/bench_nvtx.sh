@@ -53,7 +53,8 @@ best_of() {
 echo "nvtx cost ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'))"
 echo "kernel clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?');" \
      "cpuinfo TSC flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(constant_tsc|nonstop_tsc|tsc_known_freq|tsc_reliable)$' | tr '\n' ' ')"
-echo "collector clock: $(AMDAHL_LOG_LEVEL=info NVTX_INJECTION64_PATH="$build/lib/libamdahl_collector.so" AMDAHL_PART_DIR="$parts" "$pair" 1000 2>&1 | grep -m1 -o 'collector: clock: .*' || echo '? (no log line)')"
+clock_line="$(AMDAHL_LOG_LEVEL=info NVTX_INJECTION64_PATH="$build/lib/libamdahl_collector.so" AMDAHL_PART_DIR="$parts" "$pair" 1000 2>&1 | grep -o 'collector: clock: .*' | head -1 || true)"
+echo "collector ${clock_line:-clock: ? (no log line)}; transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo '?')"
 rm -rf "${parts:?}"/* 2>/dev/null || true
 echo "1. pair cost, $n pairs, best of $reps (bench_nvtx_pair)"
 echo "  clock_gettime(CLOCK_MONOTONIC): $(best_of 's/^clock: \([0-9.]*\) ns\/call.*/\1/p' "$pair" "$n") ns/call"

@@ -72,7 +72,8 @@ TraceAction step_action(const GpuSchedule& s, std::uint64_t step) noexcept {
 TraceAction capped_step_action(const GpuSchedule& s, ShareGate& g, std::uint64_t step, std::int64_t now_ns) noexcept {
   const TraceAction a = step_action(s, step);
   if (s.kind != ScheduleKind::Sample || s.max_share_pct >= 100 || s.max_share_pct == 0) return a;
-  if (step == 0 && g.open && g.opened_ns < 0) g.opened_ns = now_ns;  // the start-up window's steps
+  // The start-up window is measured over its last K steps (or all of them, when SKIP < K).
+  if (g.startup && g.open && step == (s.skip > s.k ? s.skip - s.k : 0)) g.opened_ns = now_ns;
   switch (a) {
     case TraceAction::None: return a;
     case TraceAction::Open:
@@ -84,6 +85,7 @@ TraceAction capped_step_action(const GpuSchedule& s, ShareGate& g, std::uint64_t
   }
   if (!g.open) return TraceAction::None;
   g.open = false;
+  g.startup = false;
   const std::int64_t lasted = g.opened_ns >= 0 && now_ns > g.opened_ns ? now_ns - g.opened_ns : 0;
   const auto pct = static_cast<std::int64_t>(s.max_share_pct);
   // lasted * (100 - P) / P, without overflow for any realistic duration (< 2^63 / 100 ns).

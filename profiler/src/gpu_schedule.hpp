@@ -9,8 +9,10 @@
 // closes there and on_ms at the end of every period_ms is traced.
 //
 // K/M@SKIP,P%: the same, with the traced share of the run's time after step 0 kept at P% or
-// less: a window that closes after lasting D (the start-up window: from step 0's start) lets the
-// next one open no sooner than D*(100-P)/P later; a window due before then is skipped. Tracing
+// less: a window that closes after lasting D lets the next one open no sooner than D*(100-P)/P
+// later; a window due before then is skipped. The start-up window counts as its last K steps
+// (steps SKIP-K to SKIP-1): its first steps hold CUDA's and the libraries' one-time start-up
+// (seconds on the H100 for BERT), which no later window repeats. Tracing
 // slows a launch-bound step by up to ~2x (CUPTI's per-launch records), so the share bounds the
 // cost of the windows: at 2% the traced steps cost at most ~2% of the run (docs/cupti.md).
 #pragma once
@@ -69,7 +71,8 @@ TraceAction step_action(const GpuSchedule& s, std::uint64_t step) noexcept;
 // The share cap of a Sample schedule (max_share_pct < 100): the state it keeps between steps.
 struct ShareGate {
   bool open = true;              // a window is open (the start-up window at first)
-  std::int64_t opened_ns = -1;   // when it opened (the start-up window: step 0's start)
+  bool startup = true;           // that window is the start-up one
+  std::int64_t opened_ns = -1;   // when it opened (the start-up window: step SKIP-K's start)
   std::int64_t next_open_ns = 0; // no window opens before this
 };
 

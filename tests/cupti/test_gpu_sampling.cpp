@@ -178,22 +178,33 @@ std::string capped(const GpuSchedule& s, std::uint64_t steps, std::int64_t base_
 }
 
 TEST_CASE("share cap: a window lets the next open only after (100-P)/P times its length") {
-  // 2%: the start-up window's 5 steps of 2 ms (10 ms) hold the next window off 490 ms; at 1 ms an
-  // untraced step, the windows due at steps 15 to 485 are skipped.
+  // 2%: the start-up window counts as its last 2 steps of 2 ms (4 ms): the next window is held
+  // off 196 ms; at 1 ms an untraced step, the windows due at steps 15 to 195 are skipped.
   const GpuSchedule s = *parse_gpu_schedule("2/10@5,2%");
   CHECK(capped(s, 40, 1'000'000, 2'000'000) == "-5");
-  CHECK(capped(s, 600, 1'000'000, 2'000'000).substr(0, 3) == "-5+");
-  // The start-up window closes at step 5 after 10 ms: the next window may open 490 ms later, at
-  // the first due step from then on (due: 15, 25, ...; step n starts at 10 + (n-5) ms): 495.
-  CHECK(capped(s, 600, 1'000'000, 2'000'000) == "-5+495-497");
+  // Step n >= 5 starts at 10 + (n-5) ms: 205 is the first due step past 206 ms; its window (4 ms)
+  // holds the next off 196 ms again: 405.
+  CHECK(capped(s, 600, 1'000'000, 2'000'000) == "-5+205-207+405-407");
+  // A slow start (step 0 lasting 3 s, as CUDA's start-up does) does not count against the cap.
+  {
+    ShareGate g;
+    std::string out;
+    std::int64_t t = 0;
+    for (std::uint64_t n = 0; n < 300; ++n) {
+      const TraceAction a = capped_step_action(s, g, n, t);
+      if (a != TraceAction::None) out += (a == TraceAction::Open ? "+" : "-") + std::to_string(n);
+      t += n == 0 ? 3'000'000'000 : (n < 5 ? 2'000'000 : 1'000'000);
+    }
+    CHECK(out == "-5+205-207");
+  }
   // Without a cap the schedule is step_action's.
   CHECK(capped(*parse_gpu_schedule("2/10@5"), 40, 1'000'000, 2'000'000) == "-5+15-17+25-27+35-37");
   // 50%: a window of 2 steps (4 ms) holds the next off 4 ms: every due window opens.
   CHECK(capped(*parse_gpu_schedule("2/10@5,50%"), 40, 1'000'000, 2'000'000) == "-5+15-17+25-27+35-37");
   // The default: 10/200@20,2% on a step of 9 ms untraced, 15 ms traced: the start-up window's
-  // 20 steps (300 ms) hold off 14.7 s (step 1620 starts 0.3 s too early); a 10-step window
-  // (150 ms) then holds off 7.35 s.
-  CHECK(capped(*parse_gpu_schedule(kDefaultGpuSample), 3000, 9'000'000, 15'000'000) == "-20+1820-1830+2820-2830");
+  // last 10 steps (150 ms) hold off 7.35 s, to step 837: 1020 is the first due step; its window
+  // holds off 7.35 s again (1820 is 0.24 s too early).
+  CHECK(capped(*parse_gpu_schedule(kDefaultGpuSample), 3000, 9'000'000, 15'000'000) == "-20+1020-1030+2020-2030");
 }
 
 TEST_CASE("time fallback: only for a sampled schedule, the start-up window, then on_ms at the end of every period_ms") {
