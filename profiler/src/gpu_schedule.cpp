@@ -50,7 +50,11 @@ std::string schedule_text(const GpuSchedule& s) {
     case ScheduleKind::Sample: break;
   }
   std::string t = std::to_string(s.k) + "/" + std::to_string(s.m) + "@" + std::to_string(s.skip);
-  if (s.max_share_pct < 100) t += "," + std::to_string(s.max_share_pct) + "%";
+  if (s.max_share_pct < 100) {  // appended piece by piece: gcc 12 -Wrestrict misfires on "," + to_string
+    t += ',';
+    t += std::to_string(s.max_share_pct);
+    t += '%';
+  }
   return t;
 }
 
