@@ -12,17 +12,23 @@
 
 namespace amdahl::analysis {
 
-// The profile cannot answer the question (no steps, unknown stage in a what-if, empty window).
-class InputError : public std::runtime_error {
+// What InputError and UsageError share: a message, or a typed problem (what(): its code).
+class AnalysisError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-  explicit InputError(Problem problem)
+  explicit AnalysisError(Problem problem)
       : std::runtime_error(problem_code(problem)), problem_(std::make_shared<const Problem>(std::move(problem))) {}
   // The typed problem; null when what() is the message.
   const Problem* problem() const noexcept { return problem_.get(); }
 
  private:
   std::shared_ptr<const Problem> problem_;
+};
+
+// The profile cannot answer the question (no steps, unknown stage in a what-if, empty window).
+class InputError : public AnalysisError {
+ public:
+  using AnalysisError::AnalysisError;
 };
 
 // The profile has no step ranges and no stage ranges (an unannotated run). `amdahl report`
@@ -34,23 +40,15 @@ class NoRangesError : public InputError {
 
 // The request itself is malformed (factor <= 0, bad rule syntax on the command line, a stage
 // given twice).
-class UsageError : public std::runtime_error {
+class UsageError : public AnalysisError {
  public:
-  using std::runtime_error::runtime_error;
-  explicit UsageError(Problem problem)
-      : std::runtime_error(problem_code(problem)), problem_(std::make_shared<const Problem>(std::move(problem))) {}
-  // The typed problem; null when what() is the message.
-  const Problem* problem() const noexcept { return problem_.get(); }
-
- private:
-  std::shared_ptr<const Problem> problem_;
+  using AnalysisError::AnalysisError;
 };
 
 // The problem `error` carries (an InputError or UsageError with one), else null.
 inline const Problem* problem_of(const std::exception& error) noexcept {
-  if (const auto* e = dynamic_cast<const InputError*>(&error)) return e->problem();
-  if (const auto* e = dynamic_cast<const UsageError*>(&error)) return e->problem();
-  return nullptr;
+  const auto* e = dynamic_cast<const AnalysisError*>(&error);
+  return e ? e->problem() : nullptr;
 }
 
 }  // namespace amdahl::analysis

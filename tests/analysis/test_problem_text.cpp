@@ -11,6 +11,7 @@
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/render/problem_text.hpp"
+#include "every_code.hpp"
 
 using namespace amdahl::analysis;
 using namespace amdahl::analysis::problems;
@@ -54,13 +55,7 @@ std::vector<std::pair<Problem, std::string>> expected_sentences() {
 }  // namespace
 
 TEST_CASE("to_text: every problem's sentence, word for word") {
-  std::set<std::size_t> codes;
-  for (const auto& [problem, sentence] : expected_sentences()) {
-    codes.insert(problem.index());
-    CHECK(to_text(problem) == sentence);
-  }
-  // Each code has its sentence checked above: a new code needs its line there.
-  CHECK(codes.size() == std::variant_size_v<Problem>);
+  amdahl::test::check_every_code(expected_sentences(), [](const Problem& p) { return to_text(p); });
 }
 
 TEST_CASE("an error carrying a problem: its code as what(), the problem typed; a plain error carries none") {
