@@ -13,7 +13,9 @@ namespace {
 
 constexpr double kWorthwhile = 1.02;    // an action must give at least 2% by its figure
 constexpr std::size_t kFewSteps = 5;    // fewer analysed steps: profile more first
-constexpr double kWorkersNodeLimit = 5e6;  // the --workers replay copies the graph: not past this
+constexpr double kWorkersNodeLimit = 5e6;  // the loader-workers replay copies the graph: not past this
+constexpr double kFactor = 2;           // the factor a stage's action is checked with
+constexpr double kBalancedTarget = 1.1; // a balanced run: the factors for 10% are the check
 
 bool is_input(const std::string& s) { return s == "disk_io" || s == "cpu_preprocess" || s == kDataLoadingStage; }
 
@@ -56,20 +58,12 @@ std::optional<Candidate> input_action(const Report& r, const Projections& p, con
       wo.curves = false;
       wo.bootstrap.resamples = 200;
       const WhatIf w = compute_whatif_with_workers(r, {}, std::nullopt, lw, wo);
-      std::string cmd = "amdahl whatif " + prof + " --workers " + std::to_string(n);
-      bool default_stages = true;
-      for (const auto& s : stages) default_stages = default_stages && (s == "disk_io" || s == "cpu_preprocess");
-      if (!default_stages) {
-        std::string list;
-        for (const auto& s : stages) list += (list.empty() ? "" : ",") + s;
-        cmd += " --worker-stages " + shell_arg(list);
-      }
       Candidate c;
       c.gain = w.simulated_speedup;
       c.share = share;
       c.action = {"input", in.front()->stage,
-                  findings::MoreLoaderWorkers{stages, share, n, w.simulated_speedup, lanes.on_driver}, cmd,
-                  w.simulated_speedup, "replay"};
+                  findings::MoreLoaderWorkers{stages, share, n, w.simulated_speedup, lanes.on_driver},
+                  checks::MoreWorkers{n, stages}, prof, w.simulated_speedup, "replay"};
       return c;
     } catch (const std::exception&) {
       // No batches to move or no produce/consume links: the stages made faster instead.
@@ -81,7 +75,7 @@ std::optional<Candidate> input_action(const Report& r, const Projections& p, con
   c.gain = g;
   c.share = share;
   c.action = {"input", top->stage, findings::FasterLoading{stages, share, top->stage, g, basis, limit_of(*top)},
-              "amdahl whatif " + prof + " --speedup " + shell_arg(top->stage + "=2"), g, basis};
+              checks::StageFaster{top->stage, false, kFactor}, prof, g, basis};
   return c;
 }
 
@@ -110,7 +104,7 @@ std::optional<Candidate> launch_action(const Report& r, const Projections& p, co
   c.gain = g;
   c.share = share;
   c.action = {"launch", best->name, findings::FasterHostSide{best->name, share, g, basis},
-              "amdahl whatif " + prof + " --speedup " + shell_arg(best->name + ":host=2"), g, basis};
+              checks::StageFaster{best->name, true, kFactor}, prof, g, basis};
   return c;
 }
 
@@ -124,33 +118,29 @@ Candidate stage_action(const StageProjection& s, const std::string& prof) {
   else if (s.stage == "h2d" || s.stage == "d2h") kind = "transfer";
   else if (s.stage == "communication") kind = "communication";
   c.action = {kind, s.stage, findings::FasterStage{s.stage, s.fraction, g, basis, limit_of(s)},
-              "amdahl whatif " + prof + " --speedup " + shell_arg(s.stage + "=2"), g, basis};
+              checks::StageFaster{s.stage, false, kFactor}, prof, g, basis};
   return c;
 }
 
 }  // namespace
 
 std::vector<NextAction> next_actions(const Report& r, const Projections& p, const std::string& profile_arg) {
-  const std::string prof = shell_arg(profile_arg);
+  const std::string& prof = profile_arg;
   std::vector<NextAction> out;
   // First what makes the figures doubtful.
   if (r.steps == 0) {
-    out.push_back({"window", "", findings::MarkSteps{}, "amdahl stages " + prof, std::nullopt, ""});
+    out.push_back({"window", "", findings::MarkSteps{}, checks::ShowStages{}, prof, std::nullopt, ""});
   } else if (r.steps < kFewSteps) {
     const auto src = r.meta.find("source");
     const auto cmd = r.meta.find("command");
-    const bool imported = src != r.meta.end() && src->second == "kineto";
-    if (imported)  // the profile is an import: its command is the import (amdahl import TRACE)
-      out.push_back({"window", "", findings::ProfileMoreSteps{r.steps, true},
-                     cmd != r.meta.end() ? cmd->second + " -o " + prof + " --force" : "amdahl import TRACE -o " + prof,
-                     std::nullopt, ""});
-    else
-      out.push_back({"window", "", findings::ProfileMoreSteps{r.steps, false},
-                     "amdahl profile -o " + prof + " -- " + (cmd != r.meta.end() ? cmd->second : std::string("COMMAND")),
-                     std::nullopt, ""});
+    const bool imported = src != r.meta.end() && src->second == "kineto";  // its command is the import
+    const std::optional<std::string> command =
+        cmd != r.meta.end() ? std::optional<std::string>(cmd->second) : std::nullopt;
+    out.push_back({"window", "", findings::ProfileMoreSteps{r.steps, imported}, checks::Reprofile{imported, command},
+                   prof, std::nullopt, ""});
   }
   if (!r.stages.empty() && std::holds_alternative<findings::Unannotated>(r.verdict)) {
-    out.push_back({"unannotated", "", findings::AnnotateOther{r.stages.back().fraction}, "amdahl stages " + prof,
+    out.push_back({"unannotated", "", findings::AnnotateOther{r.stages.back().fraction}, checks::ShowStages{}, prof,
                    std::nullopt, ""});
   }
   std::vector<Candidate> cands;
@@ -166,7 +156,7 @@ std::vector<NextAction> next_actions(const Report& r, const Projections& p, cons
     if (c.gain >= kWorthwhile) out.push_back(c.action);
   }
   if (out.empty()) {
-    out.push_back({"balanced", "", findings::Balanced{}, "amdahl whatif " + prof + " --target 1.1", std::nullopt, ""});
+    out.push_back({"balanced", "", findings::Balanced{}, checks::TargetSpeedup{kBalancedTarget}, prof, std::nullopt, ""});
   }
   return out;
 }

@@ -3,7 +3,6 @@
 #include "amdahl/analysis/projections.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -40,17 +39,6 @@ std::optional<double> curve_point(const StageCurve* c, double k) {
 }
 
 }  // namespace
-
-std::string shell_arg(const std::string& text) {
-  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/' || c == '=' ||
-           c == ':' || c == ',' || c == '+';
-  });
-  if (plain) return text;
-  std::string q = "'";
-  for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 Projections compute_projections(const Report& r, const ProjectionOptions& o) {
   Projections p;

@@ -17,10 +17,10 @@ RankProjection project_ranks(const RankAnalysis& ranks, std::size_t to_ranks,
                              std::optional<double> bytes_per_s) {
   if (to_ranks < 1) throw UsageError("project_ranks: at least 1 rank is needed");
   if (ranks.rows.empty() || ranks.transfer_ns <= 0) {
-    throw UsageError("--ranks needs communication ranges (a collective per step) in the profile");
+    throw UsageError(problems::RanksNeedCommunication{});
   }
   if (ranks.comm_bytes <= 0) {
-    throw UsageError("--ranks needs the bytes of each collective: an int64 payload on the communication ranges");
+    throw UsageError(problems::RanksNeedBytes{});
   }
   RankProjection p;
   p.from_ranks = ranks.world;
@@ -36,8 +36,7 @@ RankProjection project_ranks(const RankAnalysis& ranks, std::size_t to_ranks,
     p.bytes_per_s = 2.0 * (m - 1.0) / m * p.bytes / (p.measured_ns / 1e9);
     p.bandwidth_measured = true;
   } else {
-    throw UsageError("--ranks from a 1-rank profile needs the link bandwidth: --bandwidth GB/s "
-                     "(a 1-rank run sends nothing, so its bandwidth cannot be measured)");
+    throw UsageError(problems::RanksNeedBandwidth{});
   }
   p.fixed_ns = std::max(0.0, p.measured_ns - (ring_allreduce_ns(p.bytes, p.from_ranks, p.bytes_per_s, 0)));
   p.projected_ns = ring_allreduce_ns(p.bytes, to_ranks, p.bytes_per_s, p.fixed_ns);

@@ -225,8 +225,7 @@ StageRules rules_for(const format::Profile& profile, const AnalysisOptions& opti
   std::vector<StageRule> rules = options.user_rules;
   if (const auto bad = invalid_saved_rules(profile)) {
     if (!options.user_rules_given)
-      throw InputError("the stage rules saved in the profile are invalid (" + *bad +
-                       "); pass --stages FILE to analyse it with rules of your own instead");
+      throw InputError(problems::SavedRulesInvalid{*bad});
   } else {
     auto saved = saved_rules(profile);
     rules.insert(rules.end(), saved.begin(), saved.end());

@@ -99,9 +99,7 @@ RestructuredGraph redistribute_loaders(const ReplayGraph& g, const LoaderWorkers
     }
   }
   if (items.empty())
-    throw UsageError("--workers: the loading runs on " + std::to_string(from_lanes) +
-                     " other thread(s) without produce/consume marks linking it to the driving thread: its items "
-                     "cannot be redistributed (add the marks, or profile with the loading inline)");
+    throw UsageError(problems::WorkersLanesUnlinked{from_lanes});
   std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) { return drv_pos[a.consume] < drv_pos[b.consume]; });
   for (std::size_t k = 0; k < items.size(); ++k)
     for (std::uint32_t id : items[k].nodes) item_of[id] = static_cast<std::uint32_t>(k);
@@ -213,12 +211,7 @@ std::vector<char> loading_stages(const ReplayGraph& g, const LoaderWorkers& o, W
   for (const auto& name : o.stages)
     for (std::size_t i = 0; i < g.stage_names.size(); ++i)
       if (g.stage_names[i] == name && !loading[i]) { loading[i] = 1; sum.stages.push_back(name); }
-  if (sum.stages.empty()) {
-    std::string want, known;
-    for (const auto& s : o.stages) want += (want.empty() ? "" : ", ") + s;
-    for (const auto& s : g.stage_names) known += (known.empty() ? "" : ", ") + s;
-    throw InputError("--workers: the profile has none of the loading stages (" + want + "); known stages: " + known);
-  }
+  if (sum.stages.empty()) throw InputError(problems::WorkersStagesAbsent{o.stages, g.stage_names});
   return loading;
 }
 
@@ -403,7 +396,7 @@ void finish_moved_graph(const ReplayGraph& g, const Batches& batches, const Move
 RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWorkers& o) {
   if (o.workers < 1) throw UsageError("move_loading_to_workers: at least 1 worker is needed");
   if (o.prefetch < 1) throw UsageError("move_loading_to_workers: a prefetch of at least 1 batch is needed");
-  if (g.span_first_node.empty() || g.nodes.empty()) throw InputError("--workers: no analysis window in the graph");
+  if (g.span_first_node.empty() || g.nodes.empty()) throw InputError(problems::WorkersNoWindow{});
   RestructuredGraph out;
   WorkersSummary& sum = out.summary;
   sum.workers = o.workers;
@@ -422,11 +415,7 @@ RestructuredGraph move_loading_to_workers(const ReplayGraph& g, const LoaderWork
     for (const ReplayNode& nd : g.nodes)
       if (nd.lane != drv && is_loading(nd) && nd.end_ns > win.start_ns && nd.start_ns < win.end_ns) other_lanes.insert(nd.lane);
     if (!other_lanes.empty()) return redistribute_loaders(g, o, loading, std::move(sum));
-    throw InputError("--workers: no loading work (" + [&] {
-      std::string s;
-      for (const auto& x : sum.stages) s += (s.empty() ? "" : ", ") + x;
-      return s;
-    }() + ") in the analysis window: nothing to move to workers");
+    throw InputError(problems::WorkersNoLoadingWork{sum.stages});
   }
 
   ReplayGraph& ng = out.graph;
@@ -478,8 +467,7 @@ WhatIf compute_whatif_with_workers(const Report& report, const std::vector<Speed
                                    std::optional<double> target, const LoaderWorkers& workers,
                                    const WhatIfOptions& options) {
   if (!report.graph)
-    throw InputError("--workers needs the dependency graph, which could not be built for this profile (see the "
-                     "report's notes)");
+    throw InputError(problems::WorkersNeedGraph{});
   // What a worker pays per batch: a range (cpu_use.hpp); the point at its geometric mean.
   const WorkerCostRange cost = worker_cost_range(report.cpu, workers.workers);
   auto run = [&](double factor) {

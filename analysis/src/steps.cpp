@@ -159,8 +159,7 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
       if (!windows.empty()) {
         const WindowSteps ws = steps_in_windows(lane.steps, windows);
         if (ws.groups.empty())
-          throw InputError("GPU activity was collected for windows of steps (amdahl profile --gpu-sample / "
-                           "--gpu-steps), but no step of the driving thread lies wholly inside one");
+          throw InputError(problems::NoStepInGpuWindows{});
         candidates = ws.groups[ws.chosen];
         GpuSampling g;
         g.windows = ws.groups.size();
@@ -181,8 +180,7 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
       sel.warmup_auto = false;
       sel.warmup = *warmup;
       if (sel.warmup >= sel.total_steps)
-        throw InputError("--warmup " + std::to_string(sel.warmup) + " leaves no step to analyse: the profile has " +
-                         std::to_string(sel.total_steps) + " step(s)");
+        throw InputError(problems::WarmupLeavesNoStep{sel.warmup, sel.total_steps});
     } else {
       sel.warmup = auto_warmup(d);
       if (sel.total_steps < 2)

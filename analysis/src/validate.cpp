@@ -43,7 +43,8 @@ void predict_with_workers(const Report& base, const Report& improved, const Vali
   try {
     w = compute_whatif_with_workers(base, reqs, std::nullopt, lw, wo);
   } catch (const std::exception& e) {
-    v.notes.push_back(findings::RestructureFailed{e.what()});
+    const Problem* problem = problem_of(e);
+    v.notes.push_back(findings::RestructureFailed{e.what(), problem ? std::optional<Problem>(*problem) : std::nullopt});
     return;
   }
   v.workers = lw.workers;

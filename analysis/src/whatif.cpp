@@ -92,16 +92,10 @@ std::vector<Factor> resolve_factors(const Report& report, const std::vector<std:
     std::size_t idx = names.size();
     for (std::size_t i = 0; i < names.size(); ++i)
       if (names[i] == req.stage) idx = i;
-    if (idx == names.size()) {
-      std::string known;
-      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-      throw InputError("unknown stage '" + req.stage + "' in --speedup; known stages: " + known);
-    }
+    if (idx == names.size()) throw InputError(problems::UnknownStage{req.stage, names});
     const std::string key = req.host ? req.stage + ":host" : req.stage;
-    if (!seen.insert(key).second) throw UsageError("stage '" + key + "' is given twice in --speedup");
-    if (req.host && !report.stages[idx].on_gpu)
-      throw UsageError("'" + key + "': stage '" + req.stage + "' has no GPU operations; its host part is the stage (use " +
-                       req.stage + "=FACTOR)");
+    if (!seen.insert(key).second) throw UsageError(problems::StageGivenTwice{req.stage, req.host});
+    if (req.host && !report.stages[idx].on_gpu) throw UsageError(problems::HostPartWithoutGpu{req.stage});
     factors.push_back({idx, req.factor, req.host});
   }
   return factors;

@@ -1,11 +1,13 @@
 // Entry point of `amdahl`: registers the subcommands, parses, runs, and maps errors to exit
 // codes (0 success, 1 usage error, 2 bad input) with one clear line on stderr (its control
-// characters escaped: a message may quote a name from a profile).
+// characters escaped: a message may quote a name from a profile). An analysis error's typed
+// problem is worded by render (error_text.hpp), so the analysis names no flag.
 #include <cstdio>
 #include <cstring>
 #include <exception>
 
 #include "commands.hpp"
+#include "error_text.hpp"
 #include "amdahl/launch/launcher.hpp"
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/format/profile_store.hpp"
@@ -43,16 +45,16 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
   } catch (const amdahl::analysis::UsageError& e) {  // the one UsageError (analysis/errors.hpp)
-    amdahl::cli::print_line("error: ", e.what());
+    amdahl::cli::print_line("error: ", amdahl::cli::error_text(e));
     return 1;
   } catch (const amdahl::format::ProfileError& e) {
-    amdahl::cli::print_line("error: ", e.what());
+    amdahl::cli::print_line("error: ", amdahl::cli::error_text(e));
     return 2;
   } catch (const amdahl::analysis::InputError& e) {
-    amdahl::cli::print_line("error: ", e.what());
+    amdahl::cli::print_line("error: ", amdahl::cli::error_text(e));
     return 2;
   } catch (const std::exception& e) {
-    amdahl::cli::print_line("error: ", e.what());
+    amdahl::cli::print_line("error: ", amdahl::cli::error_text(e));
     return 2;
   }
   return exit_code;

@@ -9,6 +9,7 @@
 
 #include "amdahl/analysis/errors.hpp"
 #include "amdahl/export/chrome_trace.hpp"
+#include "error_text.hpp"
 #include "gpu_schedule.hpp"
 #include "option_parse.hpp"
 #include "step_window.hpp"
@@ -43,7 +44,7 @@ std::string usage_of(F&& parse) {
   try {
     parse();
   } catch (const analysis::UsageError& e) {
-    return e.what();
+    return error_text(e);
   }
   return {};
 }

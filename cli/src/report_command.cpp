@@ -10,6 +10,7 @@
 #include "amdahl/format/profile_store.hpp"
 #include "amdahl/render/render.hpp"
 #include "commands.hpp"
+#include "error_text.hpp"
 #include "report_guidance.hpp"
 #include "report_options.hpp"
 
@@ -21,7 +22,7 @@ namespace {
 void gpu_only_report(const ReportOptions& opt, const analysis::NoRangesError& error) {
   const format::Profile profile = format::load_profile(opt.profile);
   if (!analysis::has_gpu_ops(profile))
-    throw analysis::InputError(std::string(error.what()) + "; it has no GPU records either");
+    throw analysis::InputError(error_text(error) + "; it has no GPU records either");
   const analysis::GpuOnlyReport r = analysis::summarize_gpu_only(profile);
   write_output(opt, render::render(r, render::format_named(opt.format), opt.profile));
 }
@@ -43,7 +44,7 @@ void register_report_command(CLI::App& app, int& exit_code) {
       loaded.emplace(load_and_analyze(*opt));
     } catch (const analysis::NoRangesError& e) {
       if (!requests.empty())
-        throw analysis::InputError(std::string(e.what()) + ": --whatif needs stages (the GPU-only report has none)");
+        throw analysis::InputError(error_text(e) + ": --whatif needs stages (the GPU-only report has none)");
       gpu_only_report(*opt, e);
       exit_code = 0;
       return;

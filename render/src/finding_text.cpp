@@ -4,7 +4,9 @@
 #include <cmath>
 #include <string>
 
+#include "amdahl/render/problem_text.hpp"
 #include "numbers.hpp"
+#include "words.hpp"
 
 namespace amdahl::render {
 namespace {
@@ -20,11 +22,7 @@ std::string ms2(double ns) { return detail::fixed(ns / 1e6, 2); }
 std::string times2(double v) { return detail::fixed(v, 2) + "x"; }
 // Nanoseconds as "1.25 s" from a second up, else "12.3 ms".
 std::string seconds_or_ms(double ns) { return ns >= 1e9 ? detail::fixed(ns / 1e9, 2) + " s" : ms1(ns) + " ms"; }
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& s : names) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
+using detail::joined;
 
 // --- the report ----------------------------------------------------------------------------------
 std::string text(const ProfileNote& f) { return f.text; }
@@ -335,7 +333,7 @@ std::string text(const Balanced&) {
 // --- validate ------------------------------------------------------------------------------------
 std::string text(const RestructureFailed& f) {
   return "the improved run loads on other threads, but the base run could not be restructured onto loader "
-         "workers: " + f.why;
+         "workers: " + (f.problem ? to_text(*f.problem) : f.why);
 }
 std::string text(const ValidatedWorkers& f) {
   return "the base run loads inline on its driving thread, the improved run on " + n(f.workers) +

@@ -1,5 +1,6 @@
 // The report's guidance as JSON and text (guidance_render.hpp).
 #include "amdahl/render/guidance_render.hpp"
+#include "amdahl/render/check_command.hpp"
 #include "amdahl/render/finding_text.hpp"
 #include "numbers.hpp"
 
@@ -80,7 +81,7 @@ nlohmann::json next_actions_to_json(const std::vector<NextAction>& actions) {
   for (std::size_t i = 0; i < actions.size(); ++i) {
     const auto& x = actions[i];
     a.push_back({{"rank", i + 1}, {"kind", x.kind}, {"stage", x.stage.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.stage)},
-                 {"text", to_text(x.text)}, {"command", x.command},
+                 {"text", to_text(x.text)}, {"command", to_command(x)},
                  {"speedup", x.speedup ? num(*x.speedup) : nlohmann::json(nullptr)},
                  {"basis", x.basis.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.basis)}});
   }
@@ -154,7 +155,7 @@ std::string next_actions_to_text(const std::vector<NextAction>& actions) {
   std::string out = "\nwhat to do next:\n";
   for (std::size_t i = 0; i < actions.size(); ++i) {
     out += "  " + std::to_string(i + 1) + ". " + to_text(actions[i].text) + "\n";
-    out += "     check: " + actions[i].command + "\n";
+    out += "     check: " + to_command(actions[i]) + "\n";
   }
   return out;
 }

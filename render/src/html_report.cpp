@@ -8,6 +8,7 @@
 #include "amdahl/text/escape.hpp"
 #include "amdahl/render/renderers.hpp"
 #include "amdahl/render/svg_charts.hpp"
+#include "amdahl/render/check_command.hpp"
 #include "amdahl/render/finding_text.hpp"
 #include "html_ranks.hpp"
 #include "render_common.hpp"
@@ -66,7 +67,7 @@ std::string next_actions_html(const std::vector<analysis::NextAction>& actions) 
   if (actions.empty()) return "";
   std::string h = "<h2>What to do next</h2><ol class=\"next\">";
   for (const auto& a : actions)
-    h += "<li>" + esc(to_text(a.text)) + "<br><span class=\"muted\">check:</span> <code>" + esc(a.command) + "</code></li>";
+    h += "<li>" + esc(to_text(a.text)) + "<br><span class=\"muted\">check:</span> <code>" + esc(to_command(a)) + "</code></li>";
   return h + "</ol>\n";
 }
 

@@ -6,6 +6,7 @@
 #include "amdahl/render/guidance_render.hpp"
 #include "amdahl/text/escape.hpp"
 #include "amdahl/render/renderers.hpp"
+#include "amdahl/render/check_command.hpp"
 #include "amdahl/render/finding_text.hpp"
 #include "render_common.hpp"
 
@@ -80,7 +81,7 @@ std::string render_markdown(const analysis::Report& r, const std::optional<analy
     m += "\n### What to do next\n\n";
     for (std::size_t k = 0; k < guidance.next_actions.size(); ++k)
       m += std::to_string(k + 1) + ". " + text::markdown_cell(to_text(guidance.next_actions[k].text)) + " &mdash; check: " +
-           command_md(guidance.next_actions[k].command) + "\n";
+           command_md(to_command(guidance.next_actions[k])) + "\n";
   }
   if (r.steps > 0) {
     m += "\n### Per-step exposed time (ms)\n\n| stage | mean | median | p95 | stddev | min | max |\n"

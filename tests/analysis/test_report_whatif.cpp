@@ -157,12 +157,25 @@ TEST_CASE("whatif: numbers, fields, reproducible interval, unknown stage") {
   CHECK(found);
 
   CHECK_THROWS_AS(compute_whatif(r, {{"gpu", 2.0}}, std::nullopt), InputError);
-  try {
+  try {  // the typed problem: the stage asked for and the stages there are
     compute_whatif(r, {{"gpu", 2.0}}, std::nullopt);
   } catch (const InputError& e) {
-    CHECK(std::string(e.what()).find("gpu_compute") != std::string::npos);
+    CHECK(std::string(e.what()) == "unknown_stage");
+    REQUIRE(e.problem() != nullptr);
+    const auto* unknown = std::get_if<problems::UnknownStage>(e.problem());
+    REQUIRE(unknown != nullptr);
+    CHECK(unknown->stage == "gpu");
+    CHECK(unknown->known == r.stage_names());
   }
   CHECK_THROWS_AS(compute_whatif(r, {{"h2d", 2.0}, {"h2d", 3.0}}, std::nullopt), UsageError);
+  try {
+    compute_whatif(r, {{"h2d", 2.0}, {"h2d", 3.0}}, std::nullopt);
+  } catch (const UsageError& e) {
+    const auto* twice = e.problem() ? std::get_if<problems::StageGivenTwice>(e.problem()) : nullptr;
+    REQUIRE(twice != nullptr);
+    CHECK(twice->stage == "h2d");
+    CHECK_FALSE(twice->host);
+  }
   CHECK(compute_whatif(r, {{"h2d", 2.0}}, std::nullopt).naive_speedup == doctest::Approx(1.0));  // absent stage
   CHECK(whatif_to_text(r, w).find("classic Amdahl") != std::string::npos);
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "amdahl/analysis/errors.hpp"
@@ -228,8 +229,23 @@ TEST_CASE("--workers: the loading on another thread already is not supported; no
   LoaderWorkers o;
   o.workers = 4;
   CHECK_THROWS_AS(move_loading_to_workers(g, o), UsageError);
+  try {  // typed: the loader threads without produce/consume marks
+    move_loading_to_workers(g, o);
+  } catch (const UsageError& e) {
+    const auto* p = e.problem() ? std::get_if<problems::WorkersLanesUnlinked>(e.problem()) : nullptr;
+    REQUIRE(p != nullptr);
+    CHECK(p->lanes == 1);
+  }
   o.stages = {"gpu_compute_nope"};
   CHECK_THROWS_AS(move_loading_to_workers(g, o), InputError);
+  try {  // typed: the stages asked for and the graph's
+    move_loading_to_workers(g, o);
+  } catch (const InputError& e) {
+    const auto* p = e.problem() ? std::get_if<problems::WorkersStagesAbsent>(e.problem()) : nullptr;
+    REQUIRE(p != nullptr);
+    CHECK(p->wanted == std::vector<std::string>{"gpu_compute_nope"});
+    CHECK(p->known == g.stage_names);
+  }
   o.stages = {"disk_io"};
   o.workers = 0;
   CHECK_THROWS_AS(move_loading_to_workers(g, o), UsageError);

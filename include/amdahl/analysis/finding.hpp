@@ -18,6 +18,8 @@
 #include <variant>
 #include <vector>
 
+#include "amdahl/analysis/problem.hpp"
+
 namespace amdahl::analysis::findings {
 
 // --- notes of the report (analyze) ---------------------------------------------------------------
@@ -198,8 +200,9 @@ struct FasterStage { std::string stage; double share = 0, gain = 1; std::string 
 struct Balanced {};
 
 // --- notes of validate ---------------------------------------------------------------------------
-// The base run could not be restructured onto loader workers (`why`).
-struct RestructureFailed { std::string why; };
+// The base run could not be restructured onto loader workers: `problem` when the error was typed
+// (problem.hpp), else `why`, its message.
+struct RestructureFailed { std::string why; std::optional<Problem> problem; };
 // The structural change validated with --workers; the replay with stage factors alone.
 struct ValidatedWorkers { std::size_t workers = 0; double stage_factors_only = 1, error = 0; };
 // The improved run waits on the GPU more often per step.

@@ -11,6 +11,7 @@
 
 #include "amdahl/analysis/factor_search.hpp"
 #include "amdahl/analysis/finding.hpp"
+#include "amdahl/analysis/next_check.hpp"
 
 namespace amdahl::analysis {
 
@@ -56,12 +57,13 @@ struct UserWhatIf {
   bool bounds = false;
 };
 
-// One ranked suggestion, with the command that checks it.
+// One ranked suggestion, with what checks it.
 struct NextAction {
   std::string kind;     // input, compute, launch, transfer, communication, stage, unannotated, window
   std::string stage;    // the stage it is about ("" when none)
   Finding text;         // one sentence (MarkSteps ... Balanced in finding.hpp)
-  std::string command;  // the amdahl command that checks it
+  Check check;          // the amdahl command that checks it (next_check.hpp), on `profile`
+  std::string profile;  // the profile as the user named it ("PROFILE" when unknown)
   std::optional<double> speedup;  // the replayed (or classic) whole-run speedup it stands for
   std::string basis;    // "replay", "classic" or "" (no figure)
 };

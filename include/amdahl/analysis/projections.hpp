@@ -31,9 +31,6 @@ Projections compute_projections(const Report& report, const ProjectionOptions& o
 // The user's what-if line from a computed what-if.
 UserWhatIf summarize_user_whatif(const WhatIf& whatif);
 
-// The single-quoted form of a path for a shell command line when it needs quoting.
-std::string shell_arg(const std::string& text);
-
 struct GuidanceInputs {
   std::string profile_arg = "PROFILE";  // the profile as the user named it (for the commands)
   const WhatIf* user_whatif = nullptr;  // `report --whatif` (null: none)
