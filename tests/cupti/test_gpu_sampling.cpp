@@ -192,7 +192,10 @@ TEST_CASE("share cap: a window lets the next open only after (100-P)/P times its
     std::int64_t t = 0;
     for (std::uint64_t n = 0; n < 300; ++n) {
       const TraceAction a = capped_step_action(s, g, n, t);
-      if (a != TraceAction::None) out += (a == TraceAction::Open ? "+" : "-") + std::to_string(n);
+      if (a != TraceAction::None) {
+        out += a == TraceAction::Open ? '+' : '-';
+        out += std::to_string(n);
+      }
       t += n == 0 ? 3'000'000'000 : (n < 5 ? 2'000'000 : 1'000'000);
     }
     CHECK(out == "-5+205-207");
