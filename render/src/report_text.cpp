@@ -116,8 +116,10 @@ std::string report_to_text(const Report& r, bool with_notes) {
     if (!mapped.empty()) {
       out += "\nstage mapping (range names a rule sent to a stage; `amdahl stages` lists every name):\n";
       for (const StageMappingRow* m : mapped) {
-        // The range name in 40 bytes, cut there (printf's %-40.40s).
-        const std::string name = (m->domain.empty() ? m->name : m->domain + "::" + m->name).substr(0, 40);
+        // The range name in 40 bytes; a longer one ends in '~' at byte 40, so a cut shows (the
+        // whole name is in `amdahl stages`, which the heading points to).
+        std::string name = m->domain.empty() ? m->name : m->domain + "::" + m->name;
+        if (name.size() > 40) name = name.substr(0, 39) + "~";
         out += "  " + left(name, 40) + " -> " + left(m->target, 16) + " " + right(fixed(m->total_ns / 1e6, 1), 10) +
                " ms  " + std::to_string(m->ranges) + " ranges  (" + m->rule + ")\n";
       }

@@ -217,3 +217,15 @@ TEST_CASE("render numbers: one home, one word for an unbounded speedup") {
   CHECK(d::fixed(2.25, 1) == "2.2");
   CHECK(d::fixed(1.5, 3) == "1.500");
 }
+
+TEST_CASE("report text: a range name past 40 bytes in the stage mapping ends in '~' (never cut silently)") {
+  const auto profile = test::report_fixture();
+  auto report = analysis::analyze(profile);
+  analysis::StageMappingRow shortrow{"", std::string(40, 'a'), "disk_io", "rules.txt:1", "a", 3, 2e6};
+  analysis::StageMappingRow longrow{"torch", std::string(60, 'b'), "cpu_preprocess", "rules.txt:2", "b", 1, 1e6};
+  report.stage_mapping = {shortrow, longrow};
+  const std::string t = render::render(report, render::Format::Text);
+  CHECK(t.find("  " + std::string(40, 'a') + " -> disk_io") != std::string::npos);
+  CHECK(t.find("  torch::" + std::string(32, 'b') + "~ -> cpu_preprocess") != std::string::npos);
+  CHECK(t.find(std::string(33, 'b')) == std::string::npos);
+}
