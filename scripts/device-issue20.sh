@@ -18,5 +18,5 @@ OUT="$final/bert" STEP_TIMEOUT_sampled="${T_BERT:-300}" BENCH_BUDGET_S=$(( ${T_B
   bash scripts/device-run.sh sampled
 OUT="$final/rn" STEP_TIMEOUT_sampled="${T_RN:-190}" BENCH_BUDGET_S=$(( ${T_RN:-190} - 50 )) BENCH_MODELS=resnet50 \
   RN_ITERS="${RN_ITERS:-150}" BENCH_CONFIGS="${RN_CONFIGS:-unprofiled sampled torch_profiler}" BENCH_ONCE="${RN_ONCE-traced_all}" \
-  STEP_TIMEOUT_nvtx="${T_NVTX:-60}" bash scripts/device-run.sh sampled nvtx
+  STEP_TIMEOUT_nvtx="${T_NVTX:-60}" bash scripts/device-run.sh sampled $([ "${T_NVTX:-60}" = 0 ] || echo nvtx)
 tar -C "$final" -czf "$final/issue20.tar.gz" bert rn && rm -rf "$final/bert" "$final/rn"

@@ -2,6 +2,7 @@
 #include "gpu_schedule.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace amdahl::profiler {
 
@@ -106,11 +107,24 @@ bool schedule_done_after(const GpuSchedule& s, std::uint64_t step) noexcept {
   return false;
 }
 
+std::uint64_t time_window_period_ms(const GpuSchedule& s) noexcept {
+  if (s.max_share_pct == 0 || s.max_share_pct >= 100 || s.on_ms == 0) return s.period_ms;
+  // The shortest period whose on_ms is at most P% of it: ceil(on_ms * 100 / P), without
+  // overflow (on_ms has at most 18 digits when parsed; the default is 1000).
+  const std::uint64_t p = s.max_share_pct;
+  const std::uint64_t q = s.on_ms / p, r = s.on_ms % p;
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / 100;
+  if (q >= limit) return std::numeric_limits<std::uint64_t>::max();
+  const std::uint64_t shortest = q * 100 + (r * 100 + p - 1) / p;
+  return std::max(s.period_ms, shortest);
+}
+
 bool time_window_open(const GpuSchedule& s, std::uint64_t ms) noexcept {
   if (s.kind != ScheduleKind::Sample) return false;
   if (ms < s.fallback_ms) return true;
-  if (s.period_ms == 0) return false;
-  return (ms - s.fallback_ms) % s.period_ms >= s.period_ms - std::min(s.on_ms, s.period_ms);
+  const std::uint64_t period = time_window_period_ms(s);
+  if (period == 0) return false;
+  return (ms - s.fallback_ms) % period >= period - std::min(s.on_ms, period);
 }
 
 }  // namespace amdahl::profiler

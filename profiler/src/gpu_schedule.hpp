@@ -6,7 +6,8 @@
 // K/M@SKIP: traced from the start (CUDA's initialisation) until step SKIP -- so that a program
 // shorter than that, or one without steps, is traced throughout -- then steps SKIP+M*j to
 // SKIP+M*j+K-1 for every j >= 1. Without a step in the first fallback_ms, the start-up window
-// closes there and on_ms at the end of every period_ms is traced.
+// closes there and on_ms at the end of every period_ms is traced (under a share cap, the period
+// is lengthened so that on_ms is at most P% of it).
 //
 // K/M@SKIP,P%: the same, with the traced share of the run's time after step 0 kept at P% or
 // less: a window that closes after lasting D lets the next one open no sooner than D*(100-P)/P
@@ -83,9 +84,14 @@ TraceAction capped_step_action(const GpuSchedule& s, ShareGate& g, std::uint64_t
 // Whether the schedule has no action at any step after `step` (the core stops counting steps).
 bool schedule_done_after(const GpuSchedule& s, std::uint64_t step) noexcept;
 
+// The period of the time-based fallback's windows: period_ms, lengthened under a share cap
+// (max_share_pct P < 100) until on_ms is at most P% of it (the default 1 s every 20 s becomes
+// 1 s every 50 s at 2%).
+std::uint64_t time_window_period_ms(const GpuSchedule& s) noexcept;
+
 // The time-based fallback of a Sample schedule: whether GPU tracing should be on `ms`
 // milliseconds after the process started, when no step has started so far (true before
-// fallback_ms: the start-up window).
+// fallback_ms: the start-up window). The last on_ms of every time_window_period_ms(s).
 bool time_window_open(const GpuSchedule& s, std::uint64_t ms) noexcept;
 
 }  // namespace amdahl::profiler

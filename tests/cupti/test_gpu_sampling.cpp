@@ -5,6 +5,7 @@
 // CuptiActivityApi that logs every call the same way.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -227,6 +228,37 @@ TEST_CASE("time fallback: only for a sampled schedule, the start-up window, then
   CHECK(time_window_open(s, 1200));
   CHECK_FALSE(time_window_open(*parse_gpu_schedule("4:10"), 100000));
   CHECK_FALSE(time_window_open(*parse_gpu_schedule("all"), 100000));
+}
+
+TEST_CASE("time fallback under a share cap: the period grows until on_ms is at most P% of it") {
+  GpuSchedule s = *parse_gpu_schedule(kDefaultGpuSample);  // 2%: 1 s of every 50 s, not of 20 s
+  CHECK(s.on_ms == 1000);
+  CHECK(s.period_ms == 20000);
+  CHECK(time_window_period_ms(s) == 50000);
+  CHECK(time_window_open(s, s.fallback_ms - 1));
+  CHECK_FALSE(time_window_open(s, s.fallback_ms + 19500));  // where the uncapped window would be
+  CHECK_FALSE(time_window_open(s, s.fallback_ms + 48999));
+  CHECK(time_window_open(s, s.fallback_ms + 49000));
+  CHECK(time_window_open(s, s.fallback_ms + 49999));
+  CHECK_FALSE(time_window_open(s, s.fallback_ms + 50000));
+  // The traced share over a long run is at most 2%.
+  std::uint64_t on = 0;
+  const std::uint64_t span = 1'000'000;
+  for (std::uint64_t ms = 0; ms < span; ++ms) on += time_window_open(s, s.fallback_ms + ms) ? 1 : 0;
+  CHECK(on * 100 <= span * 2);
+  CHECK(on * 100 >= span * 2 - 100);  // and not much less (the last period is whole)
+  // A cap that the period already meets leaves it alone; rounding goes up; 100% is no cap.
+  s.max_share_pct = 10;
+  CHECK(time_window_period_ms(s) == 20000);
+  s.max_share_pct = 3;
+  CHECK(time_window_period_ms(s) == 33334);
+  s.max_share_pct = 100;
+  CHECK(time_window_period_ms(s) == 20000);
+  // No overflow near the largest parsable on_ms.
+  s.max_share_pct = 1;
+  s.on_ms = 999'999'999'999'999'999ULL;
+  CHECK(time_window_period_ms(s) == std::numeric_limits<std::uint64_t>::max());
+  CHECK_FALSE(time_window_open(s, s.fallback_ms + 1'000'000));
 }
 
 TEST_CASE("state machine: close arms the detach, the next API exit finalizes, open attaches again") {
