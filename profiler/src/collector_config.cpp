@@ -76,6 +76,7 @@ CollectorConfig read_config(const EnvLookup& env) {
     if (end != v && ms >= 0) c.flush_ms = ms;
   }
 
+  c.prefault = !is_off(env("AMDAHL_PREFAULT"));
   c.crash_handlers = !equals(env("AMDAHL_CRASH_HANDLERS"), "0");
   if (const char* v = env("AMDAHL_CRASH_WRITE_S"); non_empty(v)) {
     c.crash_write_s = static_cast<unsigned>(std::strtoul(v, nullptr, 10));

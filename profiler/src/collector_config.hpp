@@ -58,6 +58,8 @@ struct CollectorConfig {
   bool range_cpu = true;
   // AMDAHL_FLUSH_MS: the flusher's interval (strtoll; negative or no number: 500; 0: no flusher).
   std::int64_t flush_ms = 500;
+  // AMDAHL_PREFAULT: "0", "off" or "false": no look-ahead page faulting (chunked_buffer.hpp).
+  bool prefault = true;
   // AMDAHL_CRASH_HANDLERS: "0": no fatal-signal handlers.
   bool crash_handlers = true;
   // AMDAHL_CRASH_WRITE_S: time limit of the crash write in seconds (strtoul; 0: none).

@@ -89,6 +89,7 @@ __attribute__((constructor)) void collector_load() noexcept {
   c.start_ns = now_ns();
   c.cpu = read_cpu_info();
   g_bytes_budget = cfg.memory_budget_bytes;
+  prefault_configure(cfg.prefault);
   recording_configure(cfg);
   const char* dir = cfg.part_dir.c_str();
   if (*dir != '\0' && usable_dir(dir)) {

@@ -55,6 +55,7 @@ void fork_child() noexcept {
   reset_write_state();
   spill_after_fork_child();
   flusher_after_fork_child();
+  prefaulter_after_fork_child();
   g_recording.store(false, std::memory_order_relaxed);
 }
 

@@ -194,6 +194,13 @@ void mark_process_recording() noexcept;
 // In the fork child: the parent's flusher thread does not exist here.
 void flusher_after_fork_child() noexcept;
 
+// The prefaulter (prefaulter.cpp; chunked_buffer.hpp's look-ahead): prefault_configure at load
+// (AMDAHL_PREFAULT), ensure_prefaulter by the first recording thread of a process (as the
+// flusher), prefaulter_after_fork_child in the child.
+void prefault_configure(bool on) noexcept;
+void ensure_prefaulter() noexcept;
+void prefaulter_after_fork_child() noexcept;
+
 // Fatal-signal handlers (crash_handler.cpp): installed at load for SIGSEGV, SIGBUS, SIGFPE,
 // SIGILL, SIGABRT, SIGTERM, SIGINT and SIGHUP where the host has none; they write the part and
 // re-raise.

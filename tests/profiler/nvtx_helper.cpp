@@ -16,8 +16,13 @@
 //          For each of those push/pop ranges it prints "<name> <thread cpu ns> <process cpu ns>
 //          <wall ns>", as the helper itself measured them just outside the push and the pop,
 //          then "cpu done".
+//   faults N  N nvtxRangePushA/Pop pairs in bursts of 1000 with a 1 ms sleep between, then
+//          "minflt F" (this thread's minor page faults over the loop, getrusage(RUSAGE_THREAD)):
+//          with the collector's look-ahead on, the pages of the record buffers are faulted in
+//          by its prefaulter thread, not here.
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -267,6 +272,22 @@ int run_fork(const char* self) {
   return ok ? 0 : 1;
 }
 
+int run_faults(long n) {
+  nvtxRangePushA("warm-up");
+  nvtxRangePop();
+  rusage before{};
+  ::getrusage(RUSAGE_THREAD, &before);
+  for (long i = 0; i < n; ++i) {
+    nvtxRangePushA("fault-range");
+    nvtxRangePop();
+    if (i % 1000 == 999) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  rusage after{};
+  ::getrusage(RUSAGE_THREAD, &after);
+  std::printf("minflt %ld\n", after.ru_minflt - before.ru_minflt);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -275,6 +296,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "fork") == 0) return run_fork(argv[0]);
   if (std::strcmp(mode, "child") == 0) return run_child();
   if (std::strcmp(mode, "cpu") == 0) return run_cpu();
-  std::fprintf(stderr, "usage: nvtx_helper [full|fork|child|cpu]\n");
+  if (std::strcmp(mode, "faults") == 0 && argc > 2) return run_faults(std::atol(argv[2]));
+  std::fprintf(stderr, "usage: nvtx_helper [full|fork|child|cpu|faults N]\n");
   return 2;
 }

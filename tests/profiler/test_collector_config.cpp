@@ -45,6 +45,7 @@ TEST_CASE("an empty environment gives every default") {
   CHECK_FALSE(c.gpu_marks_always);
   CHECK(c.range_cpu);
   CHECK(c.flush_ms == 500);
+  CHECK(c.prefault);
   CHECK(c.crash_handlers);
   CHECK(c.crash_write_s == 10);
   CHECK(c.cupti_buffer_kb == 4096);
@@ -143,6 +144,14 @@ TEST_CASE("AMDAHL_RANGE_CPU and AMDAHL_CRASH_HANDLERS: only 0 turns them off") {
   CHECK(with("AMDAHL_CRASH_HANDLERS", "1").crash_handlers);
 }
 
+TEST_CASE("AMDAHL_PREFAULT: 0, off or false turn the look-ahead off") {
+  CHECK_FALSE(with("AMDAHL_PREFAULT", "0").prefault);
+  CHECK_FALSE(with("AMDAHL_PREFAULT", "off").prefault);
+  CHECK_FALSE(with("AMDAHL_PREFAULT", "false").prefault);
+  CHECK(with("AMDAHL_PREFAULT", "1").prefault);
+  CHECK(with("AMDAHL_PREFAULT", "").prefault);
+}
+
 TEST_CASE("numbers: AMDAHL_FLUSH_MS, AMDAHL_CRASH_WRITE_S and the CUPTI sizes, with their defaults") {
   struct Case {
     const char* name;
@@ -207,7 +216,7 @@ TEST_CASE("docs/collector.md's Environment table has a row for every variable re
     asked.insert(name);
     return std::string(name) == "AMDAHL_GPU_STEPS" ? "2/10" : nullptr;  // so that AMDAHL_GPU_MARKS is read too
   });
-  CHECK(asked.size() == 20);  // a new setting: add its row to the table (and update this count)
+  CHECK(asked.size() == 21);  // a new setting: add its row to the table (and update this count)
   std::ifstream in(AMDAHL_DOCS_DIR "/collector.md");
   REQUIRE(in);
   std::stringstream text;
