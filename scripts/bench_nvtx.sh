@@ -67,6 +67,18 @@ for b in "${builds[@]}"; do
   echo "  collector $lib: PushA $(best_of 's/^default: \([0-9.]*\) ns\/pair/\1/p' "${rec[@]}" "$pair" "$n") ns/pair," \
        "registered (domain amdahl, AMDAHL_RANGE_CPU=0) $(best_of 's/^amdahl_registered: \([0-9.]*\) ns\/pair/\1/p' "${rec[@]}" AMDAHL_RANGE_CPU=0 "$pair" "$n") ns/pair," \
        "registered with the range CPU times (default) $(best_of 's/^amdahl_registered: \([0-9.]*\) ns\/pair/\1/p' "${rec[@]}" "$pair" "$n") ns/pair"
+  # The look-ahead page faulting off and on, interleaved run by run (collector.md).
+  off_a=(); on_a=(); off_r=(); on_r=()
+  for _ in $(seq "$reps"); do
+    for pf in 0 1; do
+      o="$(env "${rec[@]}" AMDAHL_RANGE_CPU=0 AMDAHL_PREFAULT="$pf" "$pair" "$n")"
+      rm -rf "${parts:?}"/* 2>/dev/null || true
+      a="$(sed -n 's/^default: \([0-9.]*\) ns\/pair/\1/p' <<<"$o")"; r="$(sed -n 's/^amdahl_registered: \([0-9.]*\) ns\/pair/\1/p' <<<"$o")"
+      if [ "$pf" = 0 ]; then off_a+=("$a"); off_r+=("$r"); else on_a+=("$a"); on_r+=("$r"); fi
+    done
+  done
+  echo "  look-ahead off/on, run by run (AMDAHL_PREFAULT=0/1, AMDAHL_RANGE_CPU=0): PushA off ${off_a[*]} | on ${on_a[*]} ns/pair;" \
+       "registered off ${off_r[*]} | on ${on_r[*]} ns/pair"
 done
 
 if [ -x "$bench" ]; then
