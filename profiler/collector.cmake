@@ -15,6 +15,7 @@ add_library(amdahl_collector SHARED
   ${CMAKE_CURRENT_LIST_DIR}/src/string_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/thread_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/part_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/background_thread.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/flusher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/prefaulter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/crash_handler.cpp

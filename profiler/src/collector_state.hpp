@@ -194,6 +194,10 @@ void mark_process_recording() noexcept;
 // In the fork child: the parent's flusher thread does not exist here.
 void flusher_after_fork_child() noexcept;
 
+// Starts one of the collector's threads (background_thread.cpp): detached, `stack_bytes` of
+// stack, every signal blocked. pthread_create's result.
+int start_background_thread(void* (*main)(void*), void* arg, std::size_t stack_bytes) noexcept;
+
 // The prefaulter (prefaulter.cpp; chunked_buffer.hpp's look-ahead): prefault_configure at load
 // (AMDAHL_PREFAULT), ensure_prefaulter by the first recording thread of a process (as the
 // flusher), prefaulter_after_fork_child in the child.

@@ -8,7 +8,6 @@
 // each look: on the H200, PyTorch DataLoader workers then lost everything after their first
 // second, since the next flush came after they had exited.)
 #include <pthread.h>
-#include <signal.h>
 #include <time.h>
 
 #include <algorithm>
@@ -72,21 +71,8 @@ void ensure_flusher() noexcept {
   if (g_started.exchange(true)) return;
   const std::int64_t first = collector_config().flush_ms;
   if (first == 0) return;
-  // The thread takes no signals: the host's signal handling (which thread gets SIGINT,
-  // sigwait loops) stays as it was. The mask is inherited from the creating thread.
-  sigset_t all;
-  sigset_t old;
-  ::sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_attr_t attr;
-  ::pthread_attr_init(&attr);
-  ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  ::pthread_attr_setstacksize(&attr, std::size_t{1} << 20);
-  pthread_t thread;
-  const int rc = ::pthread_create(&thread, &attr, flusher_main,
-                                  reinterpret_cast<void*>(static_cast<std::intptr_t>(first)));
-  ::pthread_attr_destroy(&attr);
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  const int rc = start_background_thread(flusher_main, reinterpret_cast<void*>(static_cast<std::intptr_t>(first)),
+                                         std::size_t{1} << 20);
   if (rc != 0) {
     log_message(LogLevel::Warn,
                 "cannot start the flusher thread (error %d): parts are written at exit only", rc);

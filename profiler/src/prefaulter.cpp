@@ -9,7 +9,6 @@
 // again in a forked child.
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -93,19 +92,7 @@ void prefault_configure(bool on) noexcept { g_prefault_on.store(on, std::memory_
 void ensure_prefaulter() noexcept {
   if (!collector_enabled() || !g_prefault_on.load(std::memory_order_relaxed)) return;
   if (g_prefault_started.exchange(true)) return;
-  // No signals on this thread (as the flusher): the host's signal handling stays as it was.
-  sigset_t all;
-  sigset_t old;
-  ::sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_attr_t attr;
-  ::pthread_attr_init(&attr);
-  ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  ::pthread_attr_setstacksize(&attr, std::size_t{256} << 10);
-  pthread_t thread;
-  const int rc = ::pthread_create(&thread, &attr, prefaulter_main, nullptr);
-  ::pthread_attr_destroy(&attr);
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  const int rc = start_background_thread(prefaulter_main, nullptr, std::size_t{256} << 10);
   if (rc != 0) {
     // Without the thread nobody would fault pages in: the owners fault their own, as before.
     g_prefault_on.store(false, std::memory_order_relaxed);
