@@ -16,6 +16,9 @@
 
 namespace amdahl::profiler::detail {
 
+SharedTscScale g_tsc_scale;
+std::atomic<bool> g_tsc_on{false};
+
 // 128-bit products (GCC and clang; __extension__ keeps -Wpedantic quiet).
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -28,17 +31,6 @@ std::uint64_t tsc_mult(std::uint64_t dtsc, std::int64_t dns) noexcept {
 
 TscScale tsc_line(std::uint64_t tsc0, std::int64_t ns0, std::uint64_t mult) noexcept {
   return TscScale{tsc0, ns0, mult, tsc0, ns0, mult};
-}
-
-std::int64_t tsc_to_ns(const TscScale& s, std::uint64_t tsc) noexcept {
-  const auto d1 = static_cast<std::int64_t>(tsc - s.tsc1);
-  if (d1 >= 0) {
-    const i128 p = static_cast<i128>(d1) * static_cast<i128>(s.mult1);
-    return s.ns1 + static_cast<std::int64_t>(p >> kTscShift);
-  }
-  const auto d = static_cast<std::int64_t>(tsc - s.tsc0);
-  const i128 p = static_cast<i128>(d) * static_cast<i128>(s.mult);
-  return s.ns0 + static_cast<std::int64_t>(p >> kTscShift);
 }
 
 TscScale tsc_slew(const TscScale& cur, std::uint64_t tsc_now, std::int64_t mono_now,
@@ -147,19 +139,9 @@ Pair read_pair() noexcept {
   return best;
 }
 
-// The scale, written by clock_init and clock_recheck (one writer at a time: g_recheck_busy),
-// read on every timestamp through a sequence lock.
-struct alignas(64) SharedScale {
-  std::atomic<std::uint32_t> seq{0};
-  std::atomic<std::uint64_t> tsc0{0};
-  std::atomic<std::int64_t> ns0{0};
-  std::atomic<std::uint64_t> mult{0};
-  std::atomic<std::uint64_t> tsc1{0};
-  std::atomic<std::int64_t> ns1{0};
-  std::atomic<std::uint64_t> mult1{0};
-};
-SharedScale g_scale;
-std::atomic<bool> g_use_tsc{false};
+// The scale (tsc_clock.hpp: g_tsc_scale, g_tsc_on) has one writer at a time: g_recheck_busy.
+SharedTscScale& g_scale = g_tsc_scale;
+std::atomic<bool>& g_use_tsc = g_tsc_on;
 std::atomic<bool> g_recheck_busy{false};
 ClockSource g_source = ClockSource::Monotonic;
 TscTrust g_trust = TscTrust::None;
@@ -248,10 +230,10 @@ void clock_init(bool force_monotonic) noexcept {
 ClockSource clock_source() noexcept { return g_source; }
 TscTrust clock_tsc_trust() noexcept { return g_trust; }
 
-std::int64_t clock_now_ns() noexcept {
-  if (g_use_tsc.load(std::memory_order_relaxed)) [[likely]] {
+std::int64_t clock_now_slow() noexcept {
+  if (g_use_tsc.load(std::memory_order_relaxed)) {
     TscScale s;
-    if (load_scale(s)) [[likely]] return tsc_to_ns(s, read_tsc());
+    if (load_scale(s)) return tsc_to_ns(s, read_tsc());
   }
   return mono_ns();
 }

@@ -9,7 +9,11 @@
 // AMDAHL_CLOCK=monotonic forces clock_gettime. The conversion math is pure (tsc_math below).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 namespace amdahl::profiler::detail {
 
@@ -32,8 +36,18 @@ TscScale tsc_line(std::uint64_t tsc0, std::int64_t ns0, std::uint64_t mult) noex
 // --- pure math ------------------------------------------------------------------------------
 // The rate of `dns` nanoseconds over `dtsc` ticks (0 when dtsc is 0 or dns is not positive).
 std::uint64_t tsc_mult(std::uint64_t dtsc, std::int64_t dns) noexcept;
-// A TSC reading in nanoseconds on the scale.
-std::int64_t tsc_to_ns(const TscScale& s, std::uint64_t tsc) noexcept;
+// A TSC reading in nanoseconds on the scale (inline: the hot path's conversion).
+inline std::int64_t tsc_to_ns(const TscScale& s, std::uint64_t tsc) noexcept {
+  __extension__ typedef __int128 i128_t;
+  const auto d1 = static_cast<std::int64_t>(tsc - s.tsc1);
+  if (d1 >= 0) [[likely]] {
+    const i128_t p = static_cast<i128_t>(d1) * static_cast<i128_t>(s.mult1);
+    return s.ns1 + static_cast<std::int64_t>(p >> kTscShift);
+  }
+  const auto d = static_cast<std::int64_t>(tsc - s.tsc0);
+  const i128_t p = static_cast<i128_t>(d) * static_cast<i128_t>(s.mult);
+  return s.ns0 + static_cast<std::int64_t>(p >> kTscShift);
+}
 // The next scale at a re-check: anchored where the current scale puts `tsc_now` (continuous, so
 // never a step back), with a rate that reaches the true line (mono_now at tsc_now, rate
 // `mult_true`) `horizon` ticks later, and the true rate from there on. The slew's rate is kept
@@ -64,11 +78,46 @@ TscTrust clock_tsc_trust() noexcept;
 // Whether this CPU reports an invariant TSC (false off x86-64).
 bool cpu_has_invariant_tsc() noexcept;
 // Now, in CLOCK_MONOTONIC nanoseconds.
+// Inline: one try of the scale's sequence lock around one rdtsc; the rest (a writer in the
+// middle of an update, no TSC) out of line in clock_now_slow.
 std::int64_t clock_now_ns() noexcept;
 // Re-checks the TSC scale against CLOCK_MONOTONIC (the flusher, at most every few hundred ms).
 // Returns the error it found (converted minus CLOCK_MONOTONIC, ns); 0 when not on the TSC.
 std::int64_t clock_recheck() noexcept;
 // The rate in kHz of the TSC as calibrated (0 when not on the TSC).
 std::uint64_t clock_tsc_khz() noexcept;
+
+// --- the hot path's clock read (inline; the state it reads is defined in tsc_clock.cpp) ---
+// The scale, written by clock_init and clock_recheck (one writer at a time), read on every
+// timestamp through a sequence lock.
+struct alignas(64) SharedTscScale {
+  std::atomic<std::uint32_t> seq{0};
+  std::atomic<std::uint64_t> tsc0{0};
+  std::atomic<std::int64_t> ns0{0};
+  std::atomic<std::uint64_t> mult{0};
+  std::atomic<std::uint64_t> tsc1{0};
+  std::atomic<std::int64_t> ns1{0};
+  std::atomic<std::uint64_t> mult1{0};
+};
+extern SharedTscScale g_tsc_scale;
+extern std::atomic<bool> g_tsc_on;
+// The slow path: retries of the sequence lock, else CLOCK_MONOTONIC.
+std::int64_t clock_now_slow() noexcept;
+
+inline std::int64_t clock_now_ns() noexcept {
+#if defined(__x86_64__)
+  if (g_tsc_on.load(std::memory_order_relaxed)) [[likely]] {
+    const std::uint32_t q = g_tsc_scale.seq.load(std::memory_order_acquire);
+    const TscScale s{g_tsc_scale.tsc0.load(std::memory_order_relaxed), g_tsc_scale.ns0.load(std::memory_order_relaxed),
+                     g_tsc_scale.mult.load(std::memory_order_relaxed), g_tsc_scale.tsc1.load(std::memory_order_relaxed),
+                     g_tsc_scale.ns1.load(std::memory_order_relaxed), g_tsc_scale.mult1.load(std::memory_order_relaxed)};
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((q & 1u) == 0 && g_tsc_scale.seq.load(std::memory_order_relaxed) == q) [[likely]] {
+      return tsc_to_ns(s, __rdtsc());
+    }
+  }
+#endif
+  return clock_now_slow();
+}
 
 }  // namespace amdahl::profiler::detail
