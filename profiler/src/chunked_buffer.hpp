@@ -12,6 +12,7 @@
 // prefaulter thread (prefaulter.cpp) to fault their pages in (MADV_POPULATE_WRITE, which leaves
 // the contents alone), so that the hot path finds its pages present. The look-ahead is as large
 // as what the buffer holds already, 64 KiB to 4 MiB: memory stays within ~2x what is recorded.
+// It starts near the first mapped chunk (kAheadStart): before it, nothing changes.
 #pragma once
 
 #include <sys/mman.h>
@@ -52,6 +53,17 @@ class ChunkedBuffer {
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::uint64_t kAheadMinBytes = std::uint64_t{64} << 10;
   static constexpr std::uint64_t kAheadMaxBytes = std::uint64_t{4} << 20;
+  // The first record of the first mapped chunk (the heap chunks before it are touched when
+  // made), and where the look-ahead starts: half a minimal look-ahead before it. A buffer that
+  // never gets near it (a thread, or a forked child, that records little) works as it did
+  // without the look-ahead: no early chunk, no prefaulter thread.
+  static constexpr std::uint64_t first_mapped_record() noexcept {
+    unsigned k = 0;
+    while (sizeof(T) * (kBase << k) < kMmapThreshold) ++k;
+    return kBase * ((std::uint64_t{1} << k) - 1);
+  }
+  static constexpr std::uint64_t kAheadStart =
+      first_mapped_record() > kAheadMinBytes / sizeof(T) / 2 ? first_mapped_record() - kAheadMinBytes / sizeof(T) / 2 : 0;
 
   ChunkedBuffer() = default;
   ChunkedBuffer(const ChunkedBuffer&) = delete;
@@ -161,7 +173,7 @@ class ChunkedBuffer {
     }
     size_ = 0;
     published_.store(0, std::memory_order_relaxed);
-    ahead_mark_ = 0;
+    ahead_mark_ = kAheadStart;
     ahead_want_.store(0, std::memory_order_relaxed);
     prefaulted_ = 0;
   }
@@ -249,7 +261,7 @@ class ChunkedBuffer {
   bool spilled_[kMaxChunks] = {};  // written before the chunk is published (release)
   std::uint64_t size_ = 0;  // owner's view
   std::atomic<std::uint64_t> published_{0};
-  std::uint64_t ahead_mark_ = 0;                // owner: the next look_ahead is at this record
+  std::uint64_t ahead_mark_ = kAheadStart;      // owner: the next look_ahead is at this record
   std::atomic<std::uint64_t> ahead_want_{0};    // owner -> prefaulter: fault in records below this
   std::uint64_t prefaulted_ = 0;                // prefaulter thread only: done below this
 };

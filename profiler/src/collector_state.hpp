@@ -199,8 +199,8 @@ void flusher_after_fork_child() noexcept;
 int start_background_thread(void* (*main)(void*), void* arg, std::size_t stack_bytes) noexcept;
 
 // The prefaulter (prefaulter.cpp; chunked_buffer.hpp's look-ahead): prefault_configure at load
-// (AMDAHL_PREFAULT), ensure_prefaulter by the first recording thread of a process (as the
-// flusher), prefaulter_after_fork_child in the child.
+// (AMDAHL_PREFAULT), ensure_prefaulter at the first kick of a process (a buffer nearing its
+// first mapped chunk), prefaulter_after_fork_child in the child.
 void prefault_configure(bool on) noexcept;
 void ensure_prefaulter() noexcept;
 void prefaulter_after_fork_child() noexcept;

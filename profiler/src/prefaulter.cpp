@@ -5,8 +5,8 @@
 // sleeps on a futex in between. MADV_POPULATE_WRITE (Linux 5.14) faults pages in without
 // writing them, so it may run beside the owner's stores; where the kernel lacks it (EINVAL) the
 // look-ahead turns itself off and pages fault on first touch as before. AMDAHL_PREFAULT=0 turns
-// it off (measurements). Started lazily by the first recording thread, like the flusher, and
-// again in a forked child.
+// it off (measurements). Started by the first kick (a buffer nearing its first mapped chunk,
+// ~7 000 ranges), so a process that records little never starts it; again in a forked child.
 #include <errno.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -63,6 +63,7 @@ void* prefaulter_main(void*) noexcept {
 bool prefault_enabled() noexcept { return g_prefault_on.load(std::memory_order_relaxed); }
 
 void prefault_kick() noexcept {
+  if (!g_prefault_started.load(std::memory_order_relaxed)) ensure_prefaulter();  // the first kick
   g_kick.fetch_add(1, std::memory_order_release);
   g_kick.notify_one();
 }

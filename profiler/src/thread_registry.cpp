@@ -56,7 +56,6 @@ __attribute__((noinline)) ThreadState* register_thread() noexcept {
   t_tid = ts->tid;
   mark_process_recording();
   ensure_flusher();
-  ensure_prefaulter();
   return ts;
 }
 
