@@ -7,7 +7,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup_test_extras.sh"   # test-only: chromium for the HTML report render test
 "$root/scripts/build.sh"
 cd "${AMDAHL_BUILD_DIR:-$root/build}"
-ctest --output-on-failure -j "$(nproc)" "$@"
+# Timing checks against ground truth (test_pool_loader's "other < 2%", the e2e steady-state
+# tests) can miss by a point when two tests share the 2 cores, so a failed test runs again, up
+# to twice more (as scripts/test-sanitizers.sh does); a real regression fails every time.
+ctest --output-on-failure -j "$(nproc)" --repeat until-pass:3 "$@"
 
 # Sanitizers (issue #8): in CI (CI=true) or on request (AMDAHL_SANITIZERS=1), after the main
 # tests, build and test with ASan+UBSan (build-asan/) and the collector with TSan (build-tsan/).
