@@ -41,6 +41,14 @@ target_link_options(amdahl_collector PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-und
 set_property(TARGET amdahl_collector APPEND PROPERTY LINK_DEPENDS
   ${CMAKE_CURRENT_LIST_DIR}/src/collector_exports.map)
 amdahl_warnings(amdahl_collector)
+# TLS descriptors (x86-64): each NVTX call reads the thread's state from a thread_local. In a
+# dlopen()ed library the default dialect calls __tls_get_addr (~20 instructions a push/pop pair
+# in callgrind); with descriptors glibc puts the block in static TLS where it has room (then a
+# read is two instructions) and falls back to the dynamic path where it has not, so loading
+# never fails. Not under the sanitizers, whose TLS bookkeeping expects __tls_get_addr.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND NOT AMDAHL_SANITIZE)
+  target_compile_options(amdahl_collector PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-mtls-dialect=gnu2>)
+endif()
 target_link_libraries(amdahl_collector PRIVATE ${CMAKE_DL_LIBS})
 
 # libamdahl_exit.so: the _exit and exec hooks `amdahl profile` preloads (src/exit_hook.c). Plain C, libc

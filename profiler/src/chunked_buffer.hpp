@@ -71,26 +71,17 @@ class ChunkedBuffer {
   ~ChunkedBuffer() { release(); }
 
   // Owner thread only. Returns a slot to fill and then publish(), or nullptr when the buffer is
-  // full or the memory budget is spent (the caller counts the drop).
+  // full or the memory budget is spent (the caller counts the drop). The hot path is one
+  // compare: the owner's cursor runs through the current chunk up to the next look-ahead mark.
   T* reserve() noexcept {
-    const std::uint64_t i = size_;
-    if (i >= ahead_mark_) [[unlikely]] look_ahead(i);
-    if (i >= kCapacity) return nullptr;
-    unsigned k = 0;
-    std::uint64_t off = 0;
-    locate(i, k, off);
-    T* chunk = chunks_[k].load(std::memory_order_relaxed);
-    if (chunk == nullptr) {
-      chunk = allocate_chunk(k, spilled_[k]);
-      if (chunk == nullptr) return nullptr;
-      chunks_[k].store(chunk, std::memory_order_release);
-    }
-    return &chunk[off];
+    if (cur_ != lim_) [[likely]] return cur_;
+    return reserve_slow();
   }
 
   // Owner thread only: makes the slot returned by the last reserve() visible to readers.
   std::uint64_t publish() noexcept {
     const std::uint64_t i = size_++;
+    ++cur_;
     published_.store(size_, std::memory_order_release);
     return i;
   }
@@ -119,7 +110,7 @@ class ChunkedBuffer {
       locate(from, k, off);
       T* chunk = chunks_[k].load(std::memory_order_acquire);
       if (chunk == nullptr) break;
-      const std::uint64_t chunk_end = kBase * ((std::uint64_t{1} << (k + 1)) - 1);
+      const std::uint64_t chunk_end = chunk_first(k + 1);
       const std::uint64_t to = want < chunk_end ? want : chunk_end;
       // Heap chunks are touched when made; spilled ones are file pages, evicted as they fill.
       if (!spilled_[k] && chunk_bytes(k) >= kMmapThreshold) {
@@ -134,7 +125,7 @@ class ChunkedBuffer {
   std::uint64_t spilled_records(std::uint64_t n) const noexcept {
     std::uint64_t count = 0;
     for (unsigned k = 0; k < kMaxChunks; ++k) {
-      const std::uint64_t first = kBase * ((std::uint64_t{1} << k) - 1);
+      const std::uint64_t first = chunk_first(k);
       if (first >= n) break;
       if (chunks_[k].load(std::memory_order_acquire) == nullptr || !spilled_[k]) continue;
       const std::uint64_t end = first + (kBase << k);
@@ -172,6 +163,7 @@ class ChunkedBuffer {
       buffer_bytes_in_use().fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
     }
     size_ = 0;
+    cur_ = lim_ = nullptr;
     published_.store(0, std::memory_order_relaxed);
     ahead_mark_ = kAheadStart;
     ahead_want_.store(0, std::memory_order_relaxed);
@@ -199,7 +191,7 @@ class ChunkedBuffer {
       if (chunks_[k].load(std::memory_order_relaxed) != nullptr) continue;
       T* chunk = allocate_chunk(k, spilled_[k]);
       if (chunk == nullptr) {  // budget spent, spilling off: reserve() drops from here on
-        mapped_end = kBase * ((std::uint64_t{1} << k) - 1);
+        mapped_end = chunk_first(k);
         break;
       }
       chunks_[k].store(chunk, std::memory_order_release);
@@ -212,10 +204,36 @@ class ChunkedBuffer {
   }
 
 
+  // The slow path of reserve(): the look-ahead when due, the chunk of record size_ (made when
+  // missing), and the cursor's next run: to the end of that chunk or the next look-ahead mark.
+  __attribute__((noinline)) T* reserve_slow() noexcept {
+    cur_ = lim_ = nullptr;
+    const std::uint64_t i = size_;
+    if (i >= ahead_mark_) look_ahead(i);
+    if (i >= kCapacity) return nullptr;
+    unsigned k = 0;
+    std::uint64_t off = 0;
+    locate(i, k, off);
+    T* chunk = chunks_[k].load(std::memory_order_relaxed);
+    if (chunk == nullptr) {
+      chunk = allocate_chunk(k, spilled_[k]);
+      if (chunk == nullptr) return nullptr;
+      chunks_[k].store(chunk, std::memory_order_release);
+    }
+    std::uint64_t stop = chunk_first(k + 1);
+    if (ahead_mark_ < stop) stop = ahead_mark_;  // > i: look_ahead moved it past i
+    cur_ = &chunk[off];
+    lim_ = cur_ + (stop - i);
+    return cur_;
+  }
+
+  // The index of the first record of chunk k.
+  static constexpr std::uint64_t chunk_first(unsigned k) noexcept { return kBase * ((std::uint64_t{1} << k) - 1); }
+
   static void locate(std::uint64_t i, unsigned& k, std::uint64_t& off) noexcept {
     const std::uint64_t n = (i >> kBaseBits) + 1;
     k = static_cast<unsigned>(std::bit_width(n) - 1);
-    off = i - kBase * ((std::uint64_t{1} << k) - 1);
+    off = i - chunk_first(k);
   }
 
   static std::size_t chunk_bytes(unsigned k) noexcept {
@@ -259,6 +277,8 @@ class ChunkedBuffer {
 
   std::atomic<T*> chunks_[kMaxChunks] = {};
   bool spilled_[kMaxChunks] = {};  // written before the chunk is published (release)
+  T* cur_ = nullptr;  // owner: the slot of record size_ (when cur_ != lim_)
+  T* lim_ = nullptr;  // owner: the end of the run of slots reserve() hands out without a look
   std::uint64_t size_ = 0;  // owner's view
   std::atomic<std::uint64_t> published_{0};
   std::uint64_t ahead_mark_ = kAheadStart;      // owner: the next look_ahead is at this record

@@ -26,10 +26,11 @@ struct PackedPayload {
 PackedPayload pack(const format::Payload& p) noexcept;
 format::Payload unpack(const PackedPayload& p) noexcept;
 
-// A range as the collector holds it while the process runs. end_ns == 0 means still open.
+// A range as the collector holds it while the process runs. Times are clock ticks (tsc_clock.hpp:
+// converted to nanoseconds when the part is written); end_tk == 0 means still open.
 struct LocalRange {
-  std::int64_t start_ns = 0;
-  std::atomic<std::int64_t> end_ns{0};
+  std::int64_t start_tk = 0;
+  std::atomic<std::int64_t> end_tk{0};
   std::int64_t parent_local = -1;  // index of the parent in the same thread's buffer
   std::int64_t payload_bits = 0;
   std::atomic<std::uint32_t> end_tid{0};
@@ -59,7 +60,7 @@ struct CpuOpen {
 };
 
 struct LocalMark {
-  std::int64_t ts_ns = 0;
+  std::int64_t ts_tk = 0;  // clock ticks
   format::StrId domain = format::kNoString;
   format::StrId name = format::kNoString;
   std::uint32_t category = 0;

@@ -21,6 +21,7 @@
 #include "collector_state.hpp"
 #include "log.hpp"
 #include "proc_info.hpp"
+#include "tsc_clock.hpp"
 
 namespace amdahl::profiler {
 namespace detail {
@@ -66,16 +67,17 @@ struct ThreadRanges {
 };
 
 // The number of records of `buf` that start by limit_ns (each thread's records are in start
-// order: a binary search).
+// order: a binary search; start_of gives clock ticks).
 template <class T, class StartOf>
 std::uint64_t count_until(const ChunkedBuffer<T>& buf, std::int64_t limit_ns, StartOf start_of) {
   std::uint64_t lo = 0;
   std::uint64_t hi = buf.published();
   if (limit_ns == INT64_MAX) return hi;
+  TickConverter to_ns;
   while (lo < hi) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
     const T* r = buf.at(mid);
-    if (r != nullptr && start_of(*r) <= limit_ns) {
+    if (r != nullptr && to_ns(start_of(*r)) <= limit_ns) {
       lo = mid + 1;
     } else {
       hi = mid;
@@ -119,7 +121,7 @@ std::vector<ThreadRanges> collect_threads(format::RecordSet& out, std::uint32_t 
     ThreadRanges tr;
     tr.ts = ts;
     tr.base = static_cast<std::int64_t>(range_total);
-    tr.count = count_until(ts->ranges, limit_ns, [](const LocalRange& r) { return r.start_ns; });
+    tr.count = count_until(ts->ranges, limit_ns, [](const LocalRange& r) { return r.start_tk; });
     range_total += tr.count;
     // CPU times of closed `amdahl` ranges (published before their end: every range seen closed
     // later has its entry here, if it got one). A range seen open keeps -1.
@@ -131,12 +133,13 @@ std::vector<ThreadRanges> collect_threads(format::RecordSet& out, std::uint32_t 
     }
     plan.push_back(std::move(tr));
 
-    const std::uint64_t nm = count_until(ts->marks, limit_ns, [](const LocalMark& m) { return m.ts_ns; });
+    const std::uint64_t nm = count_until(ts->marks, limit_ns, [](const LocalMark& m) { return m.ts_tk; });
+    TickConverter to_ns;
     for (std::uint64_t i = 0; i < nm; ++i) {
       const LocalMark* m = ts->marks.at(i);
       if (m == nullptr) break;
       out.marks.push_back(format::MarkRec{pid, ts->tid, m->domain, m->name, m->category,
-                                          m->ts_ns, unpack(m->payload)});
+                                          to_ns(m->ts_tk), unpack(m->payload)});
     }
   }
   // Threads named through nvtxNameOsThread that never made an NVTX call themselves.
@@ -161,6 +164,7 @@ void emit_ranges(const std::vector<ThreadRanges>& plan, std::uint32_t pid, std::
   format::RangeRec rec;
   for (const ThreadRanges& tr : plan) {
     const ThreadState* ts = tr.ts;
+    TickConverter start_ns, end_ns;  // ticks to ns, each in (nearly) rising order
     for (std::uint64_t i = 0; i < tr.count; ++i) {
       if ((i & 0xFFFF) == 0 && i != 0) {
         if (flush && g_final_write_waiting.load(std::memory_order_relaxed)) throw FlushAbandoned();
@@ -178,18 +182,18 @@ void emit_ranges(const std::vector<ThreadRanges>& plan, std::uint32_t pid, std::
       rec.kind = r->kind;
       rec.depth = r->depth;
       rec.parent = r->parent_local < 0 ? -1 : tr.base + r->parent_local;
-      rec.start_ns = r->start_ns;
+      rec.start_ns = start_ns(r->start_tk);
       rec.payload = unpack(PackedPayload{r->payload_bits, r->payload_kind});
       rec.thread_cpu_ns = -1;
       rec.process_cpu_ns = -1;
-      const std::int64_t end = r->end_ns.load(std::memory_order_acquire);
+      const std::int64_t end = r->end_tk.load(std::memory_order_acquire);
       if (end == 0) {
         rec.end_ns = write_ns < rec.start_ns ? rec.start_ns : write_ns;
         rec.unclosed = true;
         rec.end_tid = 0;
         ++unclosed;
       } else {
-        rec.end_ns = end;
+        rec.end_ns = end_ns(end);
         rec.unclosed = false;
         const std::uint32_t et = r->end_tid.load(std::memory_order_acquire);
         rec.end_tid = et != 0 ? et : ts->tid;

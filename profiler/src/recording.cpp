@@ -101,8 +101,8 @@ format::Payload unpack(const PackedPayload& p) noexcept {
 // --torch opens make two per iteration, which count as one for the schedule.
 bool step_open_on(const ThreadState* ts, format::StrId step) noexcept {
   for (const StackEntry& e : ts->stack)
-    if (e.rec != nullptr && e.rec->name == step && e.rec->end_ns.load(std::memory_order_relaxed) == 0) return true;
-  return ts->counted_step != nullptr && ts->counted_step->end_ns.load(std::memory_order_relaxed) == 0;
+    if (e.rec != nullptr && e.rec->name == step && e.rec->end_tk.load(std::memory_order_relaxed) == 0) return true;
+  return ts->counted_step != nullptr && ts->counted_step->end_tk.load(std::memory_order_relaxed) == 0;
 }
 
 // Slow path of the GPU trace window: a range named `step` started on some thread. Returns
@@ -189,13 +189,13 @@ __attribute__((noinline)) void close_cpu(ThreadState* ts, const LocalRange* rec,
 int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
                const format::Payload& payload) noexcept {
   if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] note_step_start(ts);
-  const std::int64_t t = clock_now_ns();
+  const std::int64_t t = clock_ticks();
   auto& st = ts->stack;
   const StackEntry* top = st.empty() ? nullptr : &st.back();
   const std::int32_t depth = top == nullptr ? 0 : top->depth + 1;
   StackEntry entry{-1, nullptr, domain, depth};
   if (LocalRange* r = ts->ranges.reserve()) {
-    r->start_ns = t;
+    r->start_tk = t;
     r->domain = domain;
     r->name = name;
     r->category = category;
@@ -225,25 +225,29 @@ namespace {
 // every other pop (inlined into both callers, so the common one carries no CPU code at all).
 __attribute__((always_inline)) inline int pop_range_impl(ThreadState* ts, format::StrId domain,
                                                          const CpuClocks* cpu) noexcept {
-  const std::int64_t t = clock_now_ns();
+  const std::int64_t t = clock_ticks();
   auto& st = ts->stack;
-  std::size_t i = st.size();
-  while (i > 0 && st[i - 1].domain != domain) --i;
-  if (i == 0) {
+  // The innermost open range of the domain (almost always the top): iterators, not indices,
+  // so that no size is computed from the 24-byte entries.
+  const auto end = st.end();
+  auto it = end;
+  while (it != st.begin() && (it - 1)->domain != domain) --it;
+  if (it == st.begin()) {
     count_diagnostic("nvtx.unbalanced_pop");
     return -1;
   }
-  const StackEntry e = st[i - 1];
+  --it;
+  const StackEntry e = *it;
   ts->pops.store(ts->pops.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (e.rec != nullptr) {
     if (cpu != nullptr) close_cpu(ts, e.rec, *cpu);
     e.rec->end_tid.store(static_cast<std::uint32_t>(ts->tid), std::memory_order_relaxed);
-    e.rec->end_ns.store(t, std::memory_order_release);
+    e.rec->end_tk.store(t, std::memory_order_release);
   }
-  if (i == st.size()) {
+  if (it + 1 == end) {
     st.pop_back();
   } else {
-    st.erase(st.begin() + static_cast<std::ptrdiff_t>(i - 1));
+    st.erase(it);
   }
   return e.depth < 0 ? 0 : e.depth;
 }
@@ -272,14 +276,14 @@ std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId n
                           const format::Payload& payload) noexcept {
   bool counted_step = false;
   if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] counted_step = note_step_start(ts);
-  const std::int64_t t = clock_now_ns();
+  const std::int64_t t = clock_ticks();
   LocalRange* r = ts->ranges.reserve();
   if (r == nullptr) {
     g_dropped_ranges.fetch_add(1, std::memory_order_relaxed);
     return 0;
   }
   if (counted_step) [[unlikely]] ts->counted_step = r;
-  r->start_ns = t;
+  r->start_tk = t;
   r->domain = domain;
   r->name = name;
   r->category = category;
@@ -296,7 +300,7 @@ std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId n
 
 void end_range(std::uint64_t id) noexcept {
   if (!g_enabled || id == 0) return;  // id 0: the start was dropped (already counted)
-  const std::int64_t t = clock_now_ns();
+  const std::int64_t t = clock_ticks();
   const auto epoch = static_cast<std::uint32_t>(id >> kIdEpochShift);
   const auto index = static_cast<std::uint32_t>((id >> kIdThreadShift) & 0xFFFFFu);
   const std::uint64_t local_plus_one = id & kIdLocalMask;
@@ -306,7 +310,7 @@ void end_range(std::uint64_t id) noexcept {
   }
   std::int64_t open = 0;
   if (r == nullptr || r->kind != format::RangeKind::StartEnd ||
-      !r->end_ns.compare_exchange_strong(open, t, std::memory_order_acq_rel)) {
+      !r->end_tk.compare_exchange_strong(open, t, std::memory_order_acq_rel)) {
     count_diagnostic("nvtx.unknown_range_end");
     return;
   }
@@ -316,13 +320,13 @@ void end_range(std::uint64_t id) noexcept {
 
 void add_mark(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
               const format::Payload& payload) noexcept {
-  const std::int64_t t = clock_now_ns();
+  const std::int64_t t = clock_ticks();
   LocalMark* m = ts->marks.reserve();
   if (m == nullptr) {
     g_dropped_marks.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  m->ts_ns = t;
+  m->ts_tk = t;
   m->domain = domain;
   m->name = name;
   m->category = category;

@@ -3,6 +3,7 @@
 // scale, one 128-bit multiply).
 #include "tsc_clock.hpp"
 
+#include <sys/mman.h>
 #include <time.h>
 
 #include <atomic>
@@ -161,6 +162,41 @@ void publish(const TscScale& s) noexcept {
   g_scale.seq.store(q + 2, std::memory_order_release);
 }
 
+// A re-check that finds the clock within this of CLOCK_MONOTONIC (and the rate within 1e-7)
+// leaves the scale alone: a pair read through clock_gettime is good to a few tens of ns.
+constexpr std::int64_t kSteadyErrorNs = 250;
+
+// The history of scales (tsc_clock.hpp, ticks): blocks of kHistBlock scales, mapped as needed
+// (never freed: a part write may read them from a signal handler). One writer at a time (the
+// re-check's g_recheck_busy, or clock_init before any reader); readers take g_hist_count with
+// acquire, and every scale below it is complete.
+constexpr std::uint32_t kHistBlock = 1024;
+constexpr std::uint32_t kHistBlocks = 1024;  // 1 Mi scales: years of re-checks that change the scale
+std::atomic<TscScale*> g_hist[kHistBlocks] = {};
+std::atomic<std::uint32_t> g_hist_count{0};
+
+const TscScale& hist_at(std::uint32_t i) noexcept {
+  return g_hist[i / kHistBlock].load(std::memory_order_acquire)[i % kHistBlock];
+}
+
+// Appends a scale; false when it cannot (no memory, history full): the caller keeps the
+// current scale then, so that the history always ends with the published scale.
+bool hist_append(const TscScale& s) noexcept {
+  const std::uint32_t n = g_hist_count.load(std::memory_order_relaxed);
+  if (n >= kHistBlock * kHistBlocks) return false;
+  TscScale* block = g_hist[n / kHistBlock].load(std::memory_order_relaxed);
+  if (block == nullptr) {
+    void* mem = ::mmap(nullptr, sizeof(TscScale) * kHistBlock, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return false;
+    block = static_cast<TscScale*>(mem);
+    g_hist[n / kHistBlock].store(block, std::memory_order_release);
+  }
+  block[n % kHistBlock] = s;
+  g_hist_count.store(n + 1, std::memory_order_release);
+  return true;
+}
+
 // Reads the scale; false if a writer stayed in the middle of an update (a signal handler that
 // interrupted the re-check on its own thread): the caller reads CLOCK_MONOTONIC instead.
 bool load_scale(TscScale& out) noexcept {
@@ -199,6 +235,7 @@ bool cpu_has_invariant_tsc() noexcept {
 
 void clock_init(bool force_monotonic) noexcept {
   g_use_tsc.store(false, std::memory_order_relaxed);
+  g_hist_count.store(0, std::memory_order_relaxed);
   g_source = ClockSource::Monotonic;
   g_trust = TscTrust::None;
   if (force_monotonic) return;
@@ -219,9 +256,12 @@ void clock_init(bool force_monotonic) noexcept {
   const Pair b = read_pair();
   const std::uint64_t mult = b.tsc > a.tsc ? tsc_mult(b.tsc - a.tsc, b.ns - a.ns) : 0;
   if (!plausible(mult)) return;
+  g_hist_count.store(0, std::memory_order_relaxed);
+  const TscScale first = tsc_line(b.tsc, b.ns, mult);
+  if (!hist_append(first)) return;
   g_origin = a;
   g_last_check = b.tsc;
-  publish(tsc_line(b.tsc, b.ns, mult));
+  publish(first);
   g_source = ClockSource::Tsc;
   g_trust = trust;
   g_use_tsc.store(true, std::memory_order_release);
@@ -254,12 +294,42 @@ std::int64_t clock_recheck() noexcept {
       // The error is worked off over the next ~100 ms of ticks.
       const std::uint64_t horizon = static_cast<std::uint64_t>(
           (static_cast<u128>(100'000'000) << kTscShift) / mult_true);
-      publish(tsc_slew(cur, now.tsc, now.ns, mult_true, horizon));
+      // A scale that would change nothing worth keeping (error and rate both within
+      // kSteadyErrorNs and 1e-7) is not published: the history grows only when the clock moves.
+      const std::uint64_t drate = mult_true > cur.mult1 ? mult_true - cur.mult1 : cur.mult1 - mult_true;
+      const bool steady = (error < 0 ? -error : error) <= kSteadyErrorNs && drate <= cur.mult1 / 10'000'000;
+      if (!steady) {
+        const TscScale next = tsc_slew(cur, now.tsc, now.ns, mult_true, horizon);
+        if (hist_append(next)) publish(next);
+      }
       g_last_check = now.tsc;
     }
   }
   g_recheck_busy.store(false, std::memory_order_release);
   return error;
+}
+
+std::int64_t clock_ticks_slow() noexcept { return mono_ns(); }
+
+std::uint32_t clock_scale_count() noexcept {
+  return g_use_tsc.load(std::memory_order_acquire) ? g_hist_count.load(std::memory_order_acquire) : 0;
+}
+
+std::int64_t ticks_to_ns(std::int64_t ticks) noexcept {
+  TickConverter c;
+  return c(ticks);
+}
+
+TickConverter::TickConverter() noexcept
+    : n_(g_hist_count.load(std::memory_order_acquire)),
+      last_(n_ == 0 ? 0 : n_ - 1),
+      tsc_(g_use_tsc.load(std::memory_order_acquire) && n_ > 0) {}
+
+std::int64_t TickConverter::operator()(std::int64_t ticks) noexcept {
+  if (!tsc_) return ticks;
+  const auto t = static_cast<std::uint64_t>(ticks);
+  last_ = scale_index(n_, t, last_, [](std::uint32_t i) { return hist_at(i).tsc0; });
+  return tsc_to_ns(hist_at(last_), t);
 }
 
 std::uint64_t clock_tsc_khz() noexcept {

@@ -87,6 +87,56 @@ std::int64_t clock_recheck() noexcept;
 // The rate in kHz of the TSC as calibrated (0 when not on the TSC).
 std::uint64_t clock_tsc_khz() noexcept;
 
+// --- ticks: the recording hot path's raw reading, converted when the part is written ---------
+// A tick is the TSC itself where the clock is on the TSC, else CLOCK_MONOTONIC nanoseconds. The
+// NVTX records keep ticks (one rdtsc, no scale to read, no multiply); ticks_to_ns converts them
+// when the part is written, with the scale that was in force at that tick: clock_init and every
+// re-check append the scale they publish to a history (the segment from its anchor tsc0 on), so
+// a tick converts to what clock_now_ns() returned at that moment. 0 is never a tick (an open
+// range's end is 0).
+std::int64_t clock_ticks() noexcept;
+// A tick in CLOCK_MONOTONIC nanoseconds. Lock-free and async-signal-safe (the crash path's part
+// write); O(log scales), or O(1) through a TickConverter for ticks in rising order.
+std::int64_t ticks_to_ns(std::int64_t ticks) noexcept;
+// The number of scales in the history (1 after clock_init on the TSC, + 1 a re-check that changed
+// the scale; 0 off the TSC).
+std::uint32_t clock_scale_count() noexcept;
+// Converts many ticks, remembering the last scale used (the part writer: one per thread's
+// records, which come in rising order, so almost every lookup is one compare).
+class TickConverter {
+ public:
+  TickConverter() noexcept;
+  std::int64_t operator()(std::int64_t ticks) noexcept;
+
+ private:
+  std::uint32_t n_ = 0;     // scales in the history when made
+  std::uint32_t last_ = 0;  // the scale of the last lookup
+  bool tsc_ = false;
+};
+
+// --- pure: the scale of a tick ---------------------------------------------------------------
+// Of n scales whose anchors anchor(0) < anchor(1) < ..., the index of the last one anchored at
+// or before `tsc` (0 when tsc lies before them all: the first scale extends backwards). `hint`:
+// tried first, with the one after it.
+template <class AnchorOf>
+std::uint32_t scale_index(std::uint32_t n, std::uint64_t tsc, std::uint32_t hint, AnchorOf anchor) noexcept {
+  if (n <= 1) return 0;
+  if (hint < n && anchor(hint) <= tsc) {
+    if (hint + 1 == n || tsc < anchor(hint + 1)) return hint;
+    if (hint + 2 == n || tsc < anchor(hint + 2)) return hint + 1;
+  }
+  std::uint32_t lo = 0, hi = n;  // the answer is lo - 1 at the end: anchor(lo - 1) <= tsc < anchor(lo)
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (anchor(mid) <= tsc) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo == 0 ? 0 : lo - 1;
+}
+
 // --- the hot path's clock read (inline; the state it reads is defined in tsc_clock.cpp) ---
 // The scale, written by clock_init and clock_recheck (one writer at a time), read on every
 // timestamp through a sequence lock.
@@ -103,6 +153,15 @@ extern SharedTscScale g_tsc_scale;
 extern std::atomic<bool> g_tsc_on;
 // The slow path: retries of the sequence lock, else CLOCK_MONOTONIC.
 std::int64_t clock_now_slow() noexcept;
+
+std::int64_t clock_ticks_slow() noexcept;  // CLOCK_MONOTONIC, off the TSC
+
+inline std::int64_t clock_ticks() noexcept {
+#if defined(__x86_64__)
+  if (g_tsc_on.load(std::memory_order_relaxed)) [[likely]] return static_cast<std::int64_t>(__rdtsc());
+#endif
+  return clock_ticks_slow();
+}
 
 inline std::int64_t clock_now_ns() noexcept {
 #if defined(__x86_64__)

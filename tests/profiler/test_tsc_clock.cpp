@@ -8,6 +8,7 @@
 
 #include <string>
 #include <initializer_list>
+#include <vector>
 
 #include "tsc_clock.hpp"
 
@@ -145,6 +146,75 @@ TEST_CASE("the process clock is monotonic and on CLOCK_MONOTONIC within 50 us ov
   }
   MESSAGE("worst distance from CLOCK_MONOTONIC: " << worst << " ns over " << n << " reads");
   CHECK(worst < 50'000);
+}
+
+TEST_CASE("scale_index: the last scale anchored at or before the tick, the first before them all") {
+  const std::uint64_t anchors[] = {100, 200, 300, 400};
+  auto at = [&](std::uint32_t i) { return anchors[i]; };
+  for (std::uint32_t hint : {0u, 1u, 2u, 3u, 7u}) {
+    CAPTURE(hint);
+    CHECK(scale_index(4, 50, hint, at) == 0);   // before the first: the first extends back
+    CHECK(scale_index(4, 100, hint, at) == 0);
+    CHECK(scale_index(4, 199, hint, at) == 0);
+    CHECK(scale_index(4, 200, hint, at) == 1);
+    CHECK(scale_index(4, 299, hint, at) == 1);
+    CHECK(scale_index(4, 300, hint, at) == 2);
+    CHECK(scale_index(4, 400, hint, at) == 3);
+    CHECK(scale_index(4, ~std::uint64_t{0}, hint, at) == 3);
+  }
+  CHECK(scale_index(1, 5, 0, at) == 0);
+  CHECK(scale_index(0, 5, 0, at) == 0);
+}
+
+TEST_CASE("ticks off the TSC are CLOCK_MONOTONIC nanoseconds, converted as they are") {
+  clock_init(true);
+  CHECK(clock_scale_count() == 0);
+  const std::int64_t a = mono();
+  const std::int64_t t = clock_ticks();
+  const std::int64_t b = mono();
+  CHECK(t >= a);
+  CHECK(t <= b);
+  CHECK(ticks_to_ns(t) == t);
+}
+
+TEST_CASE("ticks convert to what clock_now_ns said at that moment, before and after re-checks") {
+  clock_init(false);
+  if (clock_source() != ClockSource::Tsc) {
+    MESSAGE("the TSC is not trusted here: ticks are CLOCK_MONOTONIC");
+    return;
+  }
+  CHECK(clock_scale_count() == 1);
+  // Ticks read over ~300 ms with re-checks between them; each converted at once and again at
+  // the end, when later scales exist: the same nanoseconds, and bracketed by clock_now_ns.
+  struct Read {
+    std::int64_t before, tick, after, now_ns;
+  };
+  std::vector<Read> reads;
+  const std::int64_t end = mono() + 300'000'000;
+  for (int i = 0; mono() < end; ++i) {
+    Read r{};
+    r.before = clock_now_ns();
+    r.tick = clock_ticks();
+    r.after = clock_now_ns();
+    r.now_ns = ticks_to_ns(r.tick);
+    reads.push_back(r);
+    if (i % 2000 == 0) clock_recheck();
+  }
+  MESSAGE(clock_scale_count() << " scales over " << reads.size() << " reads");
+  CHECK(clock_scale_count() >= 1);
+  TickConverter conv;
+  std::int64_t last = 0;
+  std::size_t bad_then = 0, bad_bracket = 0, backwards = 0;
+  for (const Read& r : reads) {
+    const std::int64_t ns = conv(r.tick);
+    if (ns != ticks_to_ns(r.tick) || ns != r.now_ns) ++bad_then;
+    if (ns < r.before || ns > r.after) ++bad_bracket;
+    if (ns < last) ++backwards;
+    last = ns;
+  }
+  CHECK(bad_then == 0);
+  CHECK(bad_bracket == 0);
+  CHECK(backwards == 0);
 }
 
 }  // namespace
