@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -23,7 +24,16 @@ struct PackedPayload {
   std::int64_t bits = 0;
   format::PayloadKind kind = format::PayloadKind::None;
 };
-PackedPayload pack(const format::Payload& p) noexcept;
+inline PackedPayload pack(const format::Payload& p) noexcept {
+  PackedPayload out;
+  out.kind = p.kind;
+  if (p.kind == format::PayloadKind::Double) {
+    std::memcpy(&out.bits, &p.d, sizeof out.bits);
+  } else {
+    out.bits = p.i;
+  }
+  return out;
+}
 format::Payload unpack(const PackedPayload& p) noexcept;
 
 // A range as the collector holds it while the process runs. Times are clock ticks (tsc_clock.hpp:
@@ -79,7 +89,7 @@ struct StackEntry {
 // Thread-local cache of name -> id, keyed by the caller's const char* and checked by content.
 struct InternCacheEntry {
   const char* ptr = nullptr;
-  const std::string* text = nullptr;
+  const char* text = nullptr;  // the id's stable text (a string of the table, never changed)
   format::StrId id = format::kNoString;
 };
 
@@ -107,22 +117,37 @@ struct ThreadState {
 inline constexpr std::uint32_t kMaxThreads = 1u << 16;
 
 // The calling thread's state, created and registered on first use; nullptr if the collector
-// is disabled or the registry is full.
-ThreadState* thread_state() noexcept;
+// is disabled or the registry is full. Inline: one thread-local load and a test (the library is
+// built with TLS descriptors, collector.cmake); registration out of line.
+extern thread_local ThreadState* t_state;
+ThreadState* thread_state_slow() noexcept;
+inline ThreadState* thread_state() noexcept {
+  ThreadState* ts = t_state;
+  if (ts != nullptr) [[likely]] return ts;
+  return thread_state_slow();
+}
 
 // The registry: number of slots handed out and the slot contents (lock-free reads).
 std::uint32_t thread_count() noexcept;
 ThreadState* thread_at(std::uint32_t index) noexcept;
 
-// Interning with a pointer-keyed per-thread cache in front of intern().
-format::StrId intern_cached(ThreadState* ts, const char* s) noexcept;
+// Interning with a pointer-keyed per-thread cache in front of intern(): a hit is the same
+// pointer with the same text (a caller may reuse a buffer for another name). Inline hit, the
+// rest out of line.
+format::StrId intern_cached_slow(ThreadState* ts, const char* s) noexcept;
+inline format::StrId intern_cached(ThreadState* ts, const char* s) noexcept {
+  const auto key = reinterpret_cast<std::uintptr_t>(s);
+  const InternCacheEntry& e = ts->cache[((key >> 3) ^ (key >> 11)) & (ThreadState::kCacheSize - 1)];
+  if (e.ptr == s && s != nullptr && std::strcmp(s, e.text) == 0) [[likely]] return e.id;
+  return intern_cached_slow(ts, s);
+}
 // intern() that also returns the stable text of the id.
 format::StrId intern_with_text(std::string_view s, const std::string** text) noexcept;
 
 // Recording entry points used by the NVTX layer. All are no-ops when disabled.
 // `ts` is thread_state() of the caller (non-null).
 int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
-               const format::Payload& payload) noexcept;
+               PackedPayload payload) noexcept;
 int pop_range(ThreadState* ts, format::StrId domain) noexcept;
 std::uint64_t start_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
                           const format::Payload& payload) noexcept;

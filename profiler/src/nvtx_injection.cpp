@@ -94,7 +94,7 @@ void domain_range_end(nvtxDomainHandle_t, nvtxRangeId_t id) { end_range(id); }
 int domain_range_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
   ThreadState* ts = thread_state();
   if (ts == nullptr) return -2;
-  return push_range(ts, handle_id(d), message_of(ts, a), category_of(a), payload_of(a));
+  return push_range(ts, handle_id(d), message_of(ts, a), category_of(a), pack(payload_of(a)));
 }
 int domain_range_pop(nvtxDomainHandle_t d) {
   ThreadState* ts = thread_state();
@@ -150,11 +150,11 @@ void range_end(nvtxRangeId_t id) { end_range(id); }
 int range_push_ex(const nvtxEventAttributes_t* a) { return domain_range_push_ex(nullptr, a); }
 int range_push_a(const char* m) {
   ThreadState* ts = thread_state();
-  return ts == nullptr ? -2 : push_range(ts, 0, intern_cached(ts, m), 0, Payload{});
+  return ts == nullptr ? -2 : push_range(ts, 0, intern_cached(ts, m), 0, PackedPayload{});
 }
 int range_push_w(const wchar_t* m) {
   ThreadState* ts = thread_state();
-  return ts == nullptr ? -2 : push_range(ts, 0, intern_wide(m), 0, Payload{});
+  return ts == nullptr ? -2 : push_range(ts, 0, intern_wide(m), 0, PackedPayload{});
 }
 int range_pop() { return domain_range_pop(nullptr); }
 void name_category_a(std::uint32_t cat, const char* name) {

@@ -75,17 +75,6 @@ void recording_fork_child() noexcept {
   g_dropped_marks.store(0, std::memory_order_relaxed);
 }
 
-PackedPayload pack(const format::Payload& p) noexcept {
-  PackedPayload out;
-  out.kind = p.kind;
-  if (p.kind == format::PayloadKind::Double) {
-    std::memcpy(&out.bits, &p.d, sizeof out.bits);
-  } else {
-    out.bits = p.i;
-  }
-  return out;
-}
-
 format::Payload unpack(const PackedPayload& p) noexcept {
   format::Payload out;
   out.kind = p.kind;
@@ -187,7 +176,7 @@ __attribute__((noinline)) void close_cpu(ThreadState* ts, const LocalRange* rec,
 }  // namespace
 
 int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::uint32_t category,
-               const format::Payload& payload) noexcept {
+               PackedPayload payload) noexcept {
   if (name == g_step_watch.load(std::memory_order_relaxed)) [[unlikely]] note_step_start(ts);
   const std::int64_t t = clock_ticks();
   auto& st = ts->stack;
@@ -201,9 +190,8 @@ int push_range(ThreadState* ts, format::StrId domain, format::StrId name, std::u
     r->category = category;
     r->depth = depth;
     r->parent_local = top == nullptr ? -1 : top->local;
-    const PackedPayload pp = pack(payload);
-    r->payload_bits = pp.bits;
-    r->payload_kind = pp.kind;
+    r->payload_bits = payload.bits;
+    r->payload_kind = payload.kind;
     r->kind = format::RangeKind::PushPop;
     entry.local = static_cast<std::int64_t>(ts->ranges.publish());
     entry.rec = r;

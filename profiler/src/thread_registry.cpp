@@ -8,12 +8,14 @@
 
 namespace amdahl::profiler {
 namespace detail {
+
+thread_local ThreadState* t_state = nullptr;
+
 namespace {
 
 std::atomic<std::uint32_t> g_thread_count{0};
 std::atomic<ThreadState*> g_threads[kMaxThreads];
 
-thread_local ThreadState* t_state = nullptr;
 thread_local std::uint64_t t_tid = 0;
 // The forking thread's open push ranges, kept by fork_child for the child's first
 // registration of that thread (registering from the atfork handler would start the flusher
@@ -61,9 +63,7 @@ __attribute__((noinline)) ThreadState* register_thread() noexcept {
 
 }  // namespace
 
-ThreadState* thread_state() noexcept {
-  ThreadState* ts = t_state;
-  if (ts != nullptr) [[likely]] return ts;
+ThreadState* thread_state_slow() noexcept {
   if (!g_enabled) return nullptr;
   return register_thread();
 }
