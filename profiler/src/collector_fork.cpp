@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "collector_core_internal.hpp"
+#include "tsc_clock.hpp"
 #include "spill_file.hpp"
 
 namespace amdahl::profiler::detail {
@@ -38,6 +39,7 @@ void fork_child() noexcept {
     return;
   }
   Core& c = core();
+  clock_after_fork_child();  // first: now_ns() below reads the clock
   registry_fork_child();
   recording_fork_child();
   c.diags.clear();

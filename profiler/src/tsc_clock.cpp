@@ -311,6 +311,18 @@ std::int64_t clock_recheck() noexcept {
 
 std::int64_t clock_ticks_slow() noexcept { return mono_ns(); }
 
+void clock_after_fork_child() noexcept {
+  g_recheck_busy.store(false, std::memory_order_relaxed);
+  if (!g_use_tsc.load(std::memory_order_relaxed)) return;
+  const std::uint32_t n = g_hist_count.load(std::memory_order_relaxed);
+  if (n == 0) return;
+  // Even: the scale is whole. Publishing the history's last scale again makes the two agree
+  // also where the fork fell between the history's append and the publish.
+  const std::uint32_t q = g_scale.seq.load(std::memory_order_relaxed);
+  if ((q & 1u) != 0) g_scale.seq.store(q + 1, std::memory_order_relaxed);
+  publish(hist_at(n - 1));
+}
+
 std::uint32_t clock_scale_count() noexcept {
   return g_use_tsc.load(std::memory_order_acquire) ? g_hist_count.load(std::memory_order_acquire) : 0;
 }

@@ -84,6 +84,10 @@ std::int64_t clock_now_ns() noexcept;
 // Re-checks the TSC scale against CLOCK_MONOTONIC (the flusher, at most every few hundred ms).
 // Returns the error it found (converted minus CLOCK_MONOTONIC, ns); 0 when not on the TSC.
 std::int64_t clock_recheck() noexcept;
+// In a fork child (one thread): a re-check the fork interrupted in the parent's flusher would
+// leave the re-check flag set and the scale half-published for good; the child's clock goes
+// back to the last scale of the history.
+void clock_after_fork_child() noexcept;
 // The rate in kHz of the TSC as calibrated (0 when not on the TSC).
 std::uint64_t clock_tsc_khz() noexcept;
 
