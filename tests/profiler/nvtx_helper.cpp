@@ -151,6 +151,13 @@ void spin_wall(int ms) {
   }
 }
 
+// Busy-waits `us` microseconds of wall time.
+void spin_wall_us(int us) {
+  const std::int64_t end = clock_ns(CLOCK_MONOTONIC) + std::int64_t{us} * 1000;
+  while (clock_ns(CLOCK_MONOTONIC) < end) {
+  }
+}
+
 // Burns `ms` milliseconds of this thread's own CPU time (however long that takes).
 void spin_cpu(int ms) {
   const std::int64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + std::int64_t{ms} * 1'000'000;
@@ -288,6 +295,29 @@ int run_faults(long n) {
   return 0;
 }
 
+// `bracket MS`: for MS milliseconds, push/pop ranges "br-<i>" and marks "bm-<i>", each between
+// two CLOCK_MONOTONIC reads the helper prints ("br-<i> W0 W1"): the recorded times (clock ticks
+// converted at write time) must lie between them. Ranges are a mix of short and ~0.2 ms long.
+int run_bracket(long ms) {
+  nvtxRangePushA("warm-up");
+  nvtxRangePop();
+  const std::int64_t end = clock_ns(CLOCK_MONOTONIC) + ms * 1'000'000;
+  for (long i = 0; clock_ns(CLOCK_MONOTONIC) < end; ++i) {
+    const std::string r = "br-" + std::to_string(i);
+    const std::string m = "bm-" + std::to_string(i);
+    const std::int64_t w0 = clock_ns(CLOCK_MONOTONIC);
+    nvtxRangePushA(r.c_str());
+    if (i % 2 == 1) spin_wall_us(200);
+    nvtxRangePop();
+    nvtxMarkA(m.c_str());
+    const std::int64_t w1 = clock_ns(CLOCK_MONOTONIC);
+    std::printf("%s %lld %lld\n", r.c_str(), static_cast<long long>(w0), static_cast<long long>(w1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::printf("bracket done\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -297,6 +327,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "child") == 0) return run_child();
   if (std::strcmp(mode, "cpu") == 0) return run_cpu();
   if (std::strcmp(mode, "faults") == 0 && argc > 2) return run_faults(std::atol(argv[2]));
-  std::fprintf(stderr, "usage: nvtx_helper [full|fork|child|cpu|faults N]\n");
+  if (std::strcmp(mode, "bracket") == 0 && argc > 2) return run_bracket(std::atol(argv[2]));
+  std::fprintf(stderr, "usage: nvtx_helper [full|fork|child|cpu|faults N|bracket MS]\n");
   return 2;
 }

@@ -251,6 +251,52 @@ TEST_CASE("collector records ranges, marks, names, payloads and diagnostics exac
   CHECK(rs.diagnostics.size() == 3);
 }
 
+TEST_CASE("recorded times (clock ticks converted at write time) lie inside the program's own CLOCK_MONOTONIC reads") {
+  // ~1.5 s with the flusher looking (and re-checking the clock) every 100 ms: ranges and marks
+  // recorded under several scales of the clock's history, converted by the part writer.
+  TempDir dir;
+  const auto env = make_env({"NVTX_INJECTION64_PATH=" + collector_path(), "AMDAHL_PART_DIR=" + dir.path,
+                             "AMDAHL_FLUSH_MS=100", "AMDAHL_LOG_LEVEL=info"});
+  const RunResult r = run({helper_path(), "bracket", "1500"}, env);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.out.find("bracket done\n") != std::string::npos);
+  MESSAGE("collector: " << (r.err.find("TSC") != std::string::npos ? "TSC clock" : "CLOCK_MONOTONIC"));
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> outside;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::string name;
+    long long w0 = 0, w1 = 0;
+    if (line.rfind("br-", 0) == 0 && (in >> name >> w0 >> w1)) outside[name] = {w0, w1};
+  }
+  REQUIRE(outside.size() >= 100);
+  const auto parts = read_parts(dir);
+  REQUIRE(parts.size() == 1);
+  const RecordSet& rs = parts[0];
+  // The converted clock stays within a few hundred ns of CLOCK_MONOTONIC (tsc_clock.hpp): the
+  // bound leaves room for a loaded machine's re-check pairs, far below the ~0.2 ms ranges.
+  constexpr std::int64_t kSlack = 20'000;
+  std::size_t ranges = 0, marks = 0, long_ranges = 0;
+  for (const auto& [name, w] : outside) {
+    CAPTURE(name);
+    const RangeRec& x = rs.ranges[static_cast<std::size_t>(find_range(rs, name))];
+    CHECK(x.start_ns >= w.first - kSlack);
+    CHECK(x.end_ns <= w.second + kSlack);
+    CHECK(x.end_ns >= x.start_ns);
+    ++ranges;
+    if (x.end_ns - x.start_ns >= 200'000 - kSlack) ++long_ranges;
+    const MarkRec& m = find_mark(rs, "bm-" + name.substr(3));
+    CHECK(m.ts_ns >= x.end_ns);
+    CHECK(m.ts_ns <= w.second + kSlack);
+    ++marks;
+  }
+  CHECK(ranges == outside.size());
+  CHECK(marks == outside.size());
+  CHECK(long_ranges >= outside.size() / 2);  // the odd ones spin 0.2 ms inside
+  REQUIRE(rs.processes.size() == 1);
+  CHECK(rs.processes[0].start_ns <= rs.ranges[0].start_ns);
+}
+
 TEST_CASE("amdahl push/pop ranges carry the thread's and the process's CPU time") {
   TempDir dir;
   const auto env = make_env({"NVTX_INJECTION64_PATH=" + collector_path(), "AMDAHL_PART_DIR=" + dir.path,
