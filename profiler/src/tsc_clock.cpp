@@ -337,11 +337,14 @@ TickConverter::TickConverter() noexcept
       last_(n_ == 0 ? 0 : n_ - 1),
       tsc_(g_use_tsc.load(std::memory_order_acquire) && n_ > 0) {}
 
-std::int64_t TickConverter::operator()(std::int64_t ticks) noexcept {
-  if (!tsc_) return ticks;
-  const auto t = static_cast<std::uint64_t>(ticks);
+std::int64_t TickConverter::convert_slow(std::uint64_t t) noexcept {
   last_ = scale_index(n_, t, last_, [](std::uint32_t i) { return hist_at(i).tsc0; });
-  return tsc_to_ns(hist_at(last_), t);
+  cur_ = hist_at(last_);
+  // The range of ticks this scale serves: from its anchor (from 0 for the first) to the next
+  // one's (to the end for the last).
+  lo_ = last_ == 0 ? 0 : cur_.tsc0;
+  hi_ = last_ + 1 < n_ ? hist_at(last_ + 1).tsc0 : UINT64_MAX;
+  return tsc_to_ns(cur_, t);
 }
 
 std::uint64_t clock_tsc_khz() noexcept {

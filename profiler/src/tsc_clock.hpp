@@ -110,12 +110,21 @@ std::uint32_t clock_scale_count() noexcept;
 class TickConverter {
  public:
   TickConverter() noexcept;
-  std::int64_t operator()(std::int64_t ticks) noexcept;
+  std::int64_t operator()(std::int64_t ticks) noexcept {
+    if (!tsc_) return ticks;
+    const auto t = static_cast<std::uint64_t>(ticks);
+    if (t >= lo_ && t < hi_) [[likely]] return tsc_to_ns(cur_, t);
+    return convert_slow(t);
+  }
 
  private:
+  std::int64_t convert_slow(std::uint64_t t) noexcept;
   std::uint32_t n_ = 0;     // scales in the history when made
   std::uint32_t last_ = 0;  // the scale of the last lookup
   bool tsc_ = false;
+  TscScale cur_{};          // history[last_], for ticks in [lo_, hi_)
+  std::uint64_t lo_ = 1;
+  std::uint64_t hi_ = 0;
 };
 
 // --- pure: the scale of a tick ---------------------------------------------------------------
