@@ -4,7 +4,9 @@
 # with parts of the collector switched off, interleaved in rounds within one call.
 # Usage (GPU host, build first or carry build/): scripts/bench_bert_cost.sh
 # Env: BC_ROUNDS (2), BC_STEPS (300), BC_CONFIGS (comma list, default all below), OUT (profiles kept
-# there when set).
+# there when set). Also: no-prefault (AMDAHL_PREFAULT=0), no-flush (AMDAHL_FLUSH_MS=0: no flusher
+# thread, no clock re-check), injected-only (no CUPTI, no hooks: the NVTX collector alone, which
+# still records what the program and its libraries emit, e.g. CUB's ranges).
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
 A="${AMDAHL_BUILD_DIR:-$root/build}/bin/amdahl"
@@ -13,7 +15,7 @@ if ls "$root"/.whl/*.whl >/dev/null 2>&1 && ! python3 -c "import nvtx" 2>/dev/nu
 fi
 S=(python3 "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check)
 prof() { "$A" profile -o /tmp/bc.amdahl --force "$@" -- "${S[@]}"; }
-IFS=, read -r -a configs <<< "${BC_CONFIGS:-plain,default,no-torch,hooks-only,no-module-forward,no-optimizer,gpu-api-none,torch.profiler}"
+IFS=, read -r -a configs <<< "${BC_CONFIGS:-plain,default,no-torch,hooks-only,no-module-forward,no-optimizer,gpu-api-none,no-prefault,no-flush,injected-only,torch.profiler}"
 for r in $(seq "${BC_ROUNDS:-2}"); do
   for c in "${configs[@]}"; do
     case "$c" in
@@ -24,6 +26,9 @@ for r in $(seq "${BC_ROUNDS:-2}"); do
       no-module-forward) line=$(AMDAHL_TORCH_SKIP=module_forward prof 2>/dev/null) ;;
       no-optimizer) line=$(AMDAHL_TORCH_SKIP=optimizer_step,optimizer_zero_grad,grad_scaler_step,tensor_backward,autograd_backward prof 2>/dev/null) ;;
       gpu-api-none) line=$(prof --gpu-api none 2>/dev/null) ;;
+      no-prefault) line=$(AMDAHL_PREFAULT=0 prof 2>/dev/null) ;;
+      no-flush) line=$(AMDAHL_FLUSH_MS=0 prof 2>/dev/null) ;;
+      injected-only) line=$(AMDAHL_CUPTI=0 prof --no-torch 2>/dev/null) ;;
       torch.profiler) line=$(python3 "$root/scripts/kineto_wrap.py" /tmp/bc-kineto.json.gz "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check 2>/dev/null) ;;
       *) echo "unknown config $c"; continue ;;
     esac
