@@ -134,10 +134,13 @@ ThreadState* thread_at(std::uint32_t index) noexcept;
 // Interning with a pointer-keyed per-thread cache in front of intern(): a hit is the same
 // pointer with the same text (a caller may reuse a buffer for another name). Inline hit, the
 // rest out of line.
+inline InternCacheEntry& intern_slot(ThreadState* ts, const char* s) noexcept {
+  const auto key = reinterpret_cast<std::uintptr_t>(s);
+  return ts->cache[((key >> 3) ^ (key >> 11)) & (ThreadState::kCacheSize - 1)];
+}
 format::StrId intern_cached_slow(ThreadState* ts, const char* s) noexcept;
 inline format::StrId intern_cached(ThreadState* ts, const char* s) noexcept {
-  const auto key = reinterpret_cast<std::uintptr_t>(s);
-  const InternCacheEntry& e = ts->cache[((key >> 3) ^ (key >> 11)) & (ThreadState::kCacheSize - 1)];
+  const InternCacheEntry& e = intern_slot(ts, s);
   if (e.ptr == s && s != nullptr && std::strcmp(s, e.text) == 0) [[likely]] return e.id;
   return intern_cached_slow(ts, s);
 }

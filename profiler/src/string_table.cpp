@@ -36,8 +36,7 @@ format::StrId intern_with_text(std::string_view s, const std::string** text) noe
 
 format::StrId intern_cached_slow(ThreadState* ts, const char* s) noexcept {
   if (s == nullptr || *s == '\0') return format::kNoString;
-  const auto key = reinterpret_cast<std::uintptr_t>(s);
-  InternCacheEntry& e = ts->cache[((key >> 3) ^ (key >> 11)) & (ThreadState::kCacheSize - 1)];
+  InternCacheEntry& e = intern_slot(ts, s);
   const std::string* text = nullptr;
   const format::StrId id = intern_with_text(std::string_view(s), &text);
   e.ptr = s;

@@ -1,6 +1,6 @@
 // The collector's clock (tsc_clock.hpp): the pure conversion math, the invariant-TSC check, the
-// calibration at load, the re-check, and the hot-path read (one rdtsc, a seqlock-read of the
-// scale, one 128-bit multiply).
+// calibration at load, the re-check, the history of scales (the current one is its last) and
+// the conversions of ticks and of now.
 #include "tsc_clock.hpp"
 
 #include <sys/mman.h>
@@ -17,7 +17,6 @@
 
 namespace amdahl::profiler::detail {
 
-SharedTscScale g_tsc_scale;
 std::atomic<bool> g_tsc_on{false};
 
 // 128-bit products (GCC and clang; __extension__ keeps -Wpedantic quiet).
@@ -140,27 +139,13 @@ Pair read_pair() noexcept {
   return best;
 }
 
-// The scale (tsc_clock.hpp: g_tsc_scale, g_tsc_on) has one writer at a time: g_recheck_busy.
-SharedTscScale& g_scale = g_tsc_scale;
+// The scale's history (below) has one writer at a time: g_recheck_busy.
 std::atomic<bool>& g_use_tsc = g_tsc_on;
 std::atomic<bool> g_recheck_busy{false};
 ClockSource g_source = ClockSource::Monotonic;
 TscTrust g_trust = TscTrust::None;
 Pair g_origin;                   // the first calibration pair: the long baseline of the rate
 std::uint64_t g_last_check = 0;  // TSC of the last re-check
-
-void publish(const TscScale& s) noexcept {
-  const std::uint32_t q = g_scale.seq.load(std::memory_order_relaxed);
-  g_scale.seq.store(q + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  g_scale.tsc0.store(s.tsc0, std::memory_order_relaxed);
-  g_scale.ns0.store(s.ns0, std::memory_order_relaxed);
-  g_scale.mult.store(s.mult, std::memory_order_relaxed);
-  g_scale.tsc1.store(s.tsc1, std::memory_order_relaxed);
-  g_scale.ns1.store(s.ns1, std::memory_order_relaxed);
-  g_scale.mult1.store(s.mult1, std::memory_order_relaxed);
-  g_scale.seq.store(q + 2, std::memory_order_release);
-}
 
 // A re-check that finds the clock within this of CLOCK_MONOTONIC (and the rate within 1e-7)
 // leaves the scale alone: a pair read through clock_gettime is good to a few tens of ns.
@@ -179,8 +164,9 @@ const TscScale& hist_at(std::uint32_t i) noexcept {
   return g_hist[i / kHistBlock].load(std::memory_order_acquire)[i % kHistBlock];
 }
 
-// Appends a scale; false when it cannot (no memory, history full): the caller keeps the
-// current scale then, so that the history always ends with the published scale.
+// Appends a scale; false when it cannot (no memory, history full): the clock keeps the last
+// scale then. The last scale is the clock's current one: clock_now_ns reads it, no copy of it
+// is kept elsewhere.
 bool hist_append(const TscScale& s) noexcept {
   const std::uint32_t n = g_hist_count.load(std::memory_order_relaxed);
   if (n >= kHistBlock * kHistBlocks) return false;
@@ -197,21 +183,12 @@ bool hist_append(const TscScale& s) noexcept {
   return true;
 }
 
-// Reads the scale; false if a writer stayed in the middle of an update (a signal handler that
-// interrupted the re-check on its own thread): the caller reads CLOCK_MONOTONIC instead.
+// The current scale: the history's last (false when there is none: not on the TSC).
 bool load_scale(TscScale& out) noexcept {
-  for (int tries = 0; tries < 1000; ++tries) {
-    const std::uint32_t q = g_scale.seq.load(std::memory_order_acquire);
-    TscScale s{g_scale.tsc0.load(std::memory_order_relaxed), g_scale.ns0.load(std::memory_order_relaxed),
-               g_scale.mult.load(std::memory_order_relaxed), g_scale.tsc1.load(std::memory_order_relaxed),
-               g_scale.ns1.load(std::memory_order_relaxed), g_scale.mult1.load(std::memory_order_relaxed)};
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if ((q & 1u) == 0 && g_scale.seq.load(std::memory_order_relaxed) == q) {
-      out = s;
-      return true;
-    }
-  }
-  return false;
+  const std::uint32_t n = g_hist_count.load(std::memory_order_acquire);
+  if (n == 0) return false;
+  out = hist_at(n - 1);
+  return true;
 }
 
 // Plausible TSC rates: 100 MHz to 20 GHz (mult = 2^32 ns per tick).
@@ -257,11 +234,9 @@ void clock_init(bool force_monotonic) noexcept {
   const std::uint64_t mult = b.tsc > a.tsc ? tsc_mult(b.tsc - a.tsc, b.ns - a.ns) : 0;
   if (!plausible(mult)) return;
   g_hist_count.store(0, std::memory_order_relaxed);
-  const TscScale first = tsc_line(b.tsc, b.ns, mult);
-  if (!hist_append(first)) return;
+  if (!hist_append(tsc_line(b.tsc, b.ns, mult))) return;
   g_origin = a;
   g_last_check = b.tsc;
-  publish(first);
   g_source = ClockSource::Tsc;
   g_trust = trust;
   g_use_tsc.store(true, std::memory_order_release);
@@ -270,7 +245,7 @@ void clock_init(bool force_monotonic) noexcept {
 ClockSource clock_source() noexcept { return g_source; }
 TscTrust clock_tsc_trust() noexcept { return g_trust; }
 
-std::int64_t clock_now_slow() noexcept {
+std::int64_t clock_now_ns() noexcept {
   if (g_use_tsc.load(std::memory_order_relaxed)) {
     TscScale s;
     if (load_scale(s)) return tsc_to_ns(s, read_tsc());
@@ -295,12 +270,12 @@ std::int64_t clock_recheck() noexcept {
       const std::uint64_t horizon = static_cast<std::uint64_t>(
           (static_cast<u128>(100'000'000) << kTscShift) / mult_true);
       // A scale that would change nothing worth keeping (error and rate both within
-      // kSteadyErrorNs and 1e-7) is not published: the history grows only when the clock moves.
+      // kSteadyErrorNs and 1e-7) is not appended: the history grows only when the clock moves.
       const std::uint64_t drate = mult_true > cur.mult1 ? mult_true - cur.mult1 : cur.mult1 - mult_true;
       const bool steady = (error < 0 ? -error : error) <= kSteadyErrorNs && drate <= cur.mult1 / 10'000'000;
       if (!steady) {
         const TscScale next = tsc_slew(cur, now.tsc, now.ns, mult_true, horizon);
-        if (hist_append(next)) publish(next);
+        hist_append(next);
       }
       g_last_check = now.tsc;
     }
@@ -311,17 +286,7 @@ std::int64_t clock_recheck() noexcept {
 
 std::int64_t clock_ticks_slow() noexcept { return mono_ns(); }
 
-void clock_after_fork_child() noexcept {
-  g_recheck_busy.store(false, std::memory_order_relaxed);
-  if (!g_use_tsc.load(std::memory_order_relaxed)) return;
-  const std::uint32_t n = g_hist_count.load(std::memory_order_relaxed);
-  if (n == 0) return;
-  // Even: the scale is whole. Publishing the history's last scale again makes the two agree
-  // also where the fork fell between the history's append and the publish.
-  const std::uint32_t q = g_scale.seq.load(std::memory_order_relaxed);
-  if ((q & 1u) != 0) g_scale.seq.store(q + 1, std::memory_order_relaxed);
-  publish(hist_at(n - 1));
-}
+void clock_after_fork_child() noexcept { g_recheck_busy.store(false, std::memory_order_relaxed); }
 
 std::uint32_t clock_scale_count() noexcept {
   return g_use_tsc.load(std::memory_order_acquire) ? g_hist_count.load(std::memory_order_acquire) : 0;

@@ -77,16 +77,14 @@ ClockSource clock_source() noexcept;
 TscTrust clock_tsc_trust() noexcept;
 // Whether this CPU reports an invariant TSC (false off x86-64).
 bool cpu_has_invariant_tsc() noexcept;
-// Now, in CLOCK_MONOTONIC nanoseconds.
-// Inline: one try of the scale's sequence lock around one rdtsc; the rest (a writer in the
-// middle of an update, no TSC) out of line in clock_now_slow.
+// Now, in CLOCK_MONOTONIC nanoseconds: one rdtsc converted with the history's last scale (the
+// recording hot path reads ticks instead: clock_ticks below).
 std::int64_t clock_now_ns() noexcept;
 // Re-checks the TSC scale against CLOCK_MONOTONIC (the flusher, at most every few hundred ms).
 // Returns the error it found (converted minus CLOCK_MONOTONIC, ns); 0 when not on the TSC.
 std::int64_t clock_recheck() noexcept;
 // In a fork child (one thread): a re-check the fork interrupted in the parent's flusher would
-// leave the re-check flag set and the scale half-published for good; the child's clock goes
-// back to the last scale of the history.
+// leave the re-check flag set for good; the child clears it.
 void clock_after_fork_child() noexcept;
 // The rate in kHz of the TSC as calibrated (0 when not on the TSC).
 std::uint64_t clock_tsc_khz() noexcept;
@@ -150,23 +148,8 @@ std::uint32_t scale_index(std::uint32_t n, std::uint64_t tsc, std::uint32_t hint
   return lo == 0 ? 0 : lo - 1;
 }
 
-// --- the hot path's clock read (inline; the state it reads is defined in tsc_clock.cpp) ---
-// The scale, written by clock_init and clock_recheck (one writer at a time), read on every
-// timestamp through a sequence lock.
-struct alignas(64) SharedTscScale {
-  std::atomic<std::uint32_t> seq{0};
-  std::atomic<std::uint64_t> tsc0{0};
-  std::atomic<std::int64_t> ns0{0};
-  std::atomic<std::uint64_t> mult{0};
-  std::atomic<std::uint64_t> tsc1{0};
-  std::atomic<std::int64_t> ns1{0};
-  std::atomic<std::uint64_t> mult1{0};
-};
-extern SharedTscScale g_tsc_scale;
+// --- the hot path's tick read (inline; g_tsc_on is defined in tsc_clock.cpp) ---------------
 extern std::atomic<bool> g_tsc_on;
-// The slow path: retries of the sequence lock, else CLOCK_MONOTONIC.
-std::int64_t clock_now_slow() noexcept;
-
 std::int64_t clock_ticks_slow() noexcept;  // CLOCK_MONOTONIC, off the TSC
 
 inline std::int64_t clock_ticks() noexcept {
@@ -174,22 +157,6 @@ inline std::int64_t clock_ticks() noexcept {
   if (g_tsc_on.load(std::memory_order_relaxed)) [[likely]] return static_cast<std::int64_t>(__rdtsc());
 #endif
   return clock_ticks_slow();
-}
-
-inline std::int64_t clock_now_ns() noexcept {
-#if defined(__x86_64__)
-  if (g_tsc_on.load(std::memory_order_relaxed)) [[likely]] {
-    const std::uint32_t q = g_tsc_scale.seq.load(std::memory_order_acquire);
-    const TscScale s{g_tsc_scale.tsc0.load(std::memory_order_relaxed), g_tsc_scale.ns0.load(std::memory_order_relaxed),
-                     g_tsc_scale.mult.load(std::memory_order_relaxed), g_tsc_scale.tsc1.load(std::memory_order_relaxed),
-                     g_tsc_scale.ns1.load(std::memory_order_relaxed), g_tsc_scale.mult1.load(std::memory_order_relaxed)};
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if ((q & 1u) == 0 && g_tsc_scale.seq.load(std::memory_order_relaxed) == q) [[likely]] {
-      return tsc_to_ns(s, __rdtsc());
-    }
-  }
-#endif
-  return clock_now_slow();
 }
 
 }  // namespace amdahl::profiler::detail
