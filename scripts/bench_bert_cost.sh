@@ -3,7 +3,8 @@
 # workloads/python/train_bert.py (fp32, batch 32, seq 128) unprofiled and under `amdahl profile`
 # with parts of the collector switched off, interleaved in rounds within one call.
 # Usage (GPU host, build first or carry build/): scripts/bench_bert_cost.sh
-# Env: BC_ROUNDS (2), BC_STEPS (300), BC_CONFIGS (comma list, default all below), OUT (profiles kept
+# Env: BC_ROUNDS (2), BC_STEPS (300), BC_PACE (100: the program's ms/step per block of that many
+# steps, to see where in the run a cost lands), BC_CONFIGS (comma list, default all below), OUT (profiles kept
 # there when set). Also: no-prefault (AMDAHL_PREFAULT=0), no-flush (AMDAHL_FLUSH_MS=0: no flusher
 # thread, no clock re-check), injected-only (no CUPTI, no hooks: the NVTX collector alone, which
 # still records what the program and its libraries emit, e.g. CUB's ranges).
@@ -13,9 +14,9 @@ A="${AMDAHL_BUILD_DIR:-$root/build}/bin/amdahl"
 if ls "$root"/.whl/*.whl >/dev/null 2>&1 && ! python3 -c "import nvtx" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/bc-site "$root"/.whl/*.whl && export PYTHONPATH=/tmp/bc-site
 fi
-S=(python3 "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check)
+S=(python3 "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check --pace-every "${BC_PACE:-100}")
 prof() { "$A" profile -o /tmp/bc.amdahl --force "$@" -- "${S[@]}"; }
-IFS=, read -r -a configs <<< "${BC_CONFIGS:-plain,default,no-torch,hooks-only,no-module-forward,no-optimizer,gpu-api-none,no-prefault,no-flush,injected-only,torch.profiler}"
+IFS=, read -r -a configs <<< "${BC_CONFIGS:-plain,default,no-torch,hooks-only,no-module-forward,no-optimizer,gpu-api-none,no-prefault,no-flush,no-range-cpu,injected-only,torch.profiler}"
 for r in $(seq "${BC_ROUNDS:-2}"); do
   for c in "${configs[@]}"; do
     case "$c" in
@@ -28,10 +29,12 @@ for r in $(seq "${BC_ROUNDS:-2}"); do
       gpu-api-none) line=$(prof --gpu-api none 2>/dev/null) ;;
       no-prefault) line=$(AMDAHL_PREFAULT=0 prof 2>/dev/null) ;;
       no-flush) line=$(AMDAHL_FLUSH_MS=0 prof 2>/dev/null) ;;
+      no-range-cpu) line=$(AMDAHL_RANGE_CPU=0 prof 2>/dev/null) ;;
       injected-only) line=$(AMDAHL_CUPTI=0 prof --no-torch 2>/dev/null) ;;
-      torch.profiler) line=$(python3 "$root/scripts/kineto_wrap.py" /tmp/bc-kineto.json.gz "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check 2>/dev/null) ;;
+      torch.profiler) line=$(python3 "$root/scripts/kineto_wrap.py" /tmp/bc-kineto.json.gz "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check --pace-every "${BC_PACE:-100}" 2>/dev/null) ;;
       *) echo "unknown config $c"; continue ;;
     esac
-    echo "r$r $c: $(echo "$line" | grep -o 'ms_per_step=[0-9.]*' | head -1)"
+    echo "r$r $c: $(echo "$line" | grep -o 'ms_per_step=[0-9.]*' | head -1) $(echo "$line" | grep -o 'median10_ms=[0-9.]*' | head -1)"
+    echo "   pace: $(echo "$line" | sed -n 's/.*pace_ms_per_step every [0-9]* steps: //p' | head -1)"
   done
 done

@@ -56,6 +56,9 @@ def main() -> int:
     ap.add_argument("--intermediate", type=int, default=1024)
     ap.add_argument("--vocab", type=int, default=30522)
     ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--pace-every", type=int, default=0, metavar="N",
+                    help="also print the host's mean ms per step over each block of N timed steps "
+                         "(a multiple of 10; shows where in a run a slowdown lands)")
     ap.add_argument("--device", default="cuda", help="cuda (default) or cpu (a functional check only)")
     ap.add_argument("--no-sync-check", dest="sync_check", action="store_false",
                     help="skip counting the synchronizing calls of one warm-up step")
@@ -134,6 +137,11 @@ def main() -> int:
     blocks = sorted((b - a) * 1e3 / 10 for a, b in zip(marks, marks[1:]))
     median10 = blocks[len(blocks) // 2] if blocks else ms
 
+    if args.pace_every >= 10 and args.pace_every % 10 == 0:
+        k = args.pace_every // 10
+        pace = [(marks[j + k] - marks[j]) * 1e3 / args.pace_every for j in range(0, len(marks) - k, k)]
+        print("train_bert: pace_ms_per_step every %d steps: %s"
+              % (args.pace_every, " ".join(f"{p:.2f}" for p in pace)))
     n_params = sum(p.numel() for p in model.parameters())
     name = torch.cuda.get_device_name() if cuda else "cpu"
     print(f"train_bert {name} torch {torch.__version__} transformers {transformers.__version__} "
