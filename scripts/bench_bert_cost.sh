@@ -29,6 +29,8 @@ for r in $(seq "${BC_ROUNDS:-2}"); do
       gpu-api-none) line=$(prof --gpu-api none 2>/dev/null) ;;
       no-prefault) line=$(AMDAHL_PREFAULT=0 prof 2>/dev/null) ;;
       no-flush) line=$(AMDAHL_FLUSH_MS=0 prof 2>/dev/null) ;;
+      detached) line=$(prof --gpu-sample 10/1000000@20 2>/dev/null) ;;     # start-up window only, then detached
+      idle-attached) line=$(prof --gpu-steps 1000000:1000001 2>/dev/null) ;;  # CUPTI attached, no window
       no-range-cpu) line=$(AMDAHL_RANGE_CPU=0 prof 2>/dev/null) ;;
       injected-only) line=$(AMDAHL_CUPTI=0 prof --no-torch 2>/dev/null) ;;
       torch.profiler) line=$(python3 "$root/scripts/kineto_wrap.py" /tmp/bc-kineto.json.gz "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check --pace-every "${BC_PACE:-100}" 2>/dev/null) ;;

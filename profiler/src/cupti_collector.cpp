@@ -196,6 +196,10 @@ void part_hook(format::RecordSet& out) noexcept {
     if (g_state->dropped) diags.emplace_back("cupti.dropped_records", g_state->dropped);
     if (g_state->pool.exhausted()) diags.emplace_back("cupti.buffer_pool_exhausted", g_state->pool.exhausted());
     if (mine.devices.empty()) diags.emplace_back("cupti.no_device", 1);
+    if (g_state->control != nullptr) {  // sampled / FROM:TO windows: how often CUPTI really let go
+      if (const auto n = g_state->control->detaches()) diags.emplace_back("cupti.detaches", n);
+      if (const auto n = g_state->control->attaches()) diags.emplace_back("cupti.attaches", n);
+    }
     for (const auto& [key, n] : diags) {
       format::DiagRec d;
       d.pid = g_state->pid;
