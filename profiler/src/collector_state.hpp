@@ -16,6 +16,7 @@
 
 #include "chunked_buffer.hpp"
 #include "collector_core.hpp"
+#include "name_prefix.hpp"
 
 namespace amdahl::profiler::detail {
 
@@ -90,6 +91,7 @@ struct StackEntry {
 struct InternCacheEntry {
   const char* ptr = nullptr;
   const char* text = nullptr;  // the id's stable text (a string of the table, never changed)
+  NamePrefix prefix;           // its first 16 bytes, for the hit test (name_prefix.hpp)
   format::StrId id = format::kNoString;
 };
 
@@ -119,7 +121,8 @@ inline constexpr std::uint32_t kMaxThreads = 1u << 16;
 // The calling thread's state, created and registered on first use; nullptr if the collector
 // is disabled or the registry is full. Inline: one thread-local load and a test (the library is
 // built with TLS descriptors, collector.cmake); registration out of line.
-extern thread_local ThreadState* t_state;
+// constinit: no TLS wrapper call is checked for at each use (the definition is constant-initialized).
+extern constinit thread_local ThreadState* t_state;
 ThreadState* thread_state_slow() noexcept;
 inline ThreadState* thread_state() noexcept {
   ThreadState* ts = t_state;
@@ -141,7 +144,7 @@ inline InternCacheEntry& intern_slot(ThreadState* ts, const char* s) noexcept {
 format::StrId intern_cached_slow(ThreadState* ts, const char* s) noexcept;
 inline format::StrId intern_cached(ThreadState* ts, const char* s) noexcept {
   const InternCacheEntry& e = intern_slot(ts, s);
-  if (e.ptr == s && s != nullptr && std::strcmp(s, e.text) == 0) [[likely]] return e.id;
+  if (e.ptr == s && s != nullptr && name_matches(e.prefix, e.text, s)) [[likely]] return e.id;
   return intern_cached_slow(ts, s);
 }
 // intern() that also returns the stable text of the id.

@@ -165,15 +165,19 @@ void emit_ranges(const std::vector<ThreadRanges>& plan, std::uint32_t pid, std::
   for (const ThreadRanges& tr : plan) {
     const ThreadState* ts = tr.ts;
     TickConverter start_ns, end_ns;  // ticks to ns, each in (nearly) rising order
-    for (std::uint64_t i = 0; i < tr.count; ++i) {
+    const LocalRange* r = nullptr;
+    std::uint64_t left = 0;  // records after r in its chunk (ChunkedBuffer::run_at)
+    for (std::uint64_t i = 0; i < tr.count; ++i, ++r, --left) {
       if ((i & 0xFFFF) == 0 && i != 0) {
         if (flush && g_final_write_waiting.load(std::memory_order_relaxed)) throw FlushAbandoned();
         // Spilled pages read back for the stream go back to the kernel as it goes (every 1 Mi
         // ranges), so a write of many spilled ranges does not bring them all into memory.
         if ((i & 0xFFFFF) == 0) ts->ranges.evict_spilled();
       }
-      const LocalRange* r = ts->ranges.at(i);
-      if (r == nullptr) throw std::runtime_error("a planned range is missing");  // cannot happen: published
+      if (left == 0) {
+        r = ts->ranges.run_at(i, left);
+        if (r == nullptr) throw std::runtime_error("a planned range is missing");  // cannot happen: published
+      }
       rec.pid = pid;
       rec.tid = ts->tid;
       rec.domain = r->domain;

@@ -41,6 +41,7 @@ format::StrId intern_cached_slow(ThreadState* ts, const char* s) noexcept {
   const format::StrId id = intern_with_text(std::string_view(s), &text);
   e.ptr = s;
   e.text = text->c_str();
+  e.prefix = make_name_prefix(e.text);
   e.id = id;
   return id;
 }

@@ -9,7 +9,7 @@
 namespace amdahl::profiler {
 namespace detail {
 
-thread_local ThreadState* t_state = nullptr;
+constinit thread_local ThreadState* t_state = nullptr;
 
 namespace {
 
