@@ -17,6 +17,7 @@ fi
 S=(python3 "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check --pace-every "${BC_PACE:-100}")
 prof() { "$A" profile -o /tmp/bc.amdahl --force "$@" -- "${S[@]}"; }
 IFS=, read -r -a configs <<< "${BC_CONFIGS:-plain,default,no-torch,hooks-only,no-module-forward,no-optimizer,gpu-api-none,no-prefault,no-flush,no-range-cpu,injected-only,torch.profiler}"
+results=()
 for r in $(seq "${BC_ROUNDS:-2}"); do
   for c in "${configs[@]}"; do
     case "$c" in
@@ -36,7 +37,26 @@ for r in $(seq "${BC_ROUNDS:-2}"); do
       torch.profiler) line=$(python3 "$root/scripts/kineto_wrap.py" /tmp/bc-kineto.json.gz "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check --pace-every "${BC_PACE:-100}" 2>/dev/null) ;;
       *) echo "unknown config $c"; continue ;;
     esac
-    echo "r$r $c: $(echo "$line" | grep -o 'ms_per_step=[0-9.]*' | head -1) $(echo "$line" | grep -o 'median10_ms=[0-9.]*' | head -1)"
+    res="r$r $c: $(echo "$line" | grep -o 'ms_per_step=[0-9.]*' | head -1) $(echo "$line" | grep -o 'median10_ms=[0-9.]*' | head -1)"
+    echo "$res"
+    results+=("$res")
     echo "   pace: $(echo "$line" | sed -n 's/.*pace_ms_per_step every [0-9]* steps: //p' | head -1)"
   done
 done
+# Each config against the plain run of its own round (the host drifts between rounds: pairs,
+# not pooled means), by the mean ms/step and by the median of 10-step blocks; then the median
+# and the mean of those ratios over the rounds.
+printf '%s\n' "${results[@]}" | python3 -c '
+import re, statistics as st, sys
+runs = {}
+for l in sys.stdin:
+    m = re.match(r"r(\d+) (\S+): ms_per_step=([\d.]+) median10_ms=([\d.]+)", l)
+    if m: runs[(int(m[1]), m[2])] = (float(m[3]), float(m[4]))
+rounds = sorted({r for r, _ in runs})
+for c in sorted({c for _, c in runs} - {"plain"}):
+    for k, what in ((0, "mean"), (1, "median10")):
+        x = [runs[(r, c)][k] / runs[(r, "plain")][k] - 1 for r in rounds if (r, c) in runs and (r, "plain") in runs]
+        if x:
+            print("%-18s vs plain by %-8s: %s -> median %+.1f%%, mean %+.1f%%" % (c, what,
+                  " ".join("%+.1f%%" % (100 * v) for v in x), 100 * st.median(x), 100 * st.mean(x)))
+' 2>/dev/null
