@@ -53,6 +53,8 @@ class ChunkedBuffer {
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::uint64_t kAheadMinBytes = std::uint64_t{64} << 10;
   static constexpr std::uint64_t kAheadMaxBytes = std::uint64_t{4} << 20;
+  // Spilled chunks: the owner hands back the pages of each run of this many records it wrote.
+  static constexpr std::uint64_t kEvictRecords = (std::uint64_t{8} << 20) / sizeof(T);
   // The first record of the first mapped chunk (the heap chunks before it are touched when
   // made), and where the look-ahead starts: half a minimal look-ahead before it. A buffer that
   // never gets near it (a thread, or a forked child, that records little) works as it did
@@ -238,6 +240,19 @@ class ChunkedBuffer {
     }
     std::uint64_t stop = chunk_first(k + 1);
     if (ahead_mark_ < stop) stop = ahead_mark_;  // > i: look_ahead moved it past i
+    if (spilled_[k]) {
+      // Every kEvictRecords of a spilled chunk, the pages of the run just written go back to the
+      // kernel (they are in the spill file): memory stays near the budget however fast the
+      // owner writes, not only at the flusher's passes.
+      if (off >= kEvictRecords && off % kEvictRecords == 0) {
+        spill_evict_pages(&chunk[off - kEvictRecords], &chunk[off]);
+      } else if (off == 0 && k > 0 && spilled_[k - 1]) {  // the previous chunk's last run
+        T* prev = chunks_[k - 1].load(std::memory_order_relaxed);
+        if (prev != nullptr) spill_evict(prev, chunk_bytes(k - 1));
+      }
+      const std::uint64_t next = chunk_first(k) + (off / kEvictRecords + 1) * kEvictRecords;
+      if (next < stop) stop = next;
+    }
     cur_ = &chunk[off];
     lim_ = cur_ + (stop - i);
     return cur_;

@@ -166,7 +166,7 @@ void emit_ranges(const std::vector<ThreadRanges>& plan, std::uint32_t pid, std::
     const ThreadState* ts = tr.ts;
     TickConverter start_ns, end_ns;  // ticks to ns, each in (nearly) rising order
     const LocalRange* r = nullptr;
-    std::uint64_t left = 0;  // records after r in its chunk (ChunkedBuffer::run_at)
+    std::uint64_t left = 0;  // records from r to the end of its chunk (ChunkedBuffer::run_at)
     for (std::uint64_t i = 0; i < tr.count; ++i, ++r, --left) {
       if ((i & 0xFFFF) == 0 && i != 0) {
         if (flush && g_final_write_waiting.load(std::memory_order_relaxed)) throw FlushAbandoned();

@@ -104,6 +104,13 @@ void spill_evict(void* addr, std::size_t bytes) noexcept {
   if (addr != nullptr) ::madvise(addr, spill_rounded(bytes), MADV_DONTNEED);
 }
 
+void spill_evict_pages(void* begin, void* end) noexcept {
+  static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) & ~(page - 1);
+  const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) & ~(page - 1);
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+}
+
 void spill_after_fork_child() noexcept {
   const int fd = g_fd.exchange(-1);
   if (fd >= 0) ::close(fd);

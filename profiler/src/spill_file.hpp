@@ -24,6 +24,10 @@ void* spill_map(std::size_t bytes) noexcept;
 std::uint64_t spill_bytes() noexcept;
 // Hands the pages of a spilled region back to the kernel (their data stays in the file).
 void spill_evict(void* addr, std::size_t bytes) noexcept;
+// The whole pages of [begin, end) inside a spilled region, handed back the same way: the owner
+// of a buffer calls it behind its writes, so a fast writer's spilled pages do not pile up in
+// memory between two flusher passes.
+void spill_evict_pages(void* begin, void* end) noexcept;
 // Page-rounded size of a spilled region of `bytes` (what spill_map mapped; munmap needs it).
 std::size_t spill_rounded(std::size_t bytes) noexcept;
 // In the fork child: the parent's spill file is the parent's (shared mappings); the child opens

@@ -16,6 +16,8 @@
 //          For each of those push/pop ranges it prints "<name> <thread cpu ns> <process cpu ns>
 //          <wall ns>", as the helper itself measured them just outside the push and the pop,
 //          then "cpu done".
+//   spill N  N nvtxRangePushA/Pop pairs inside one open range, as fast as they go; prints the
+//          resident memory before and the peak after (the spill test's memory bound).
 //   faults N  N nvtxRangePushA/Pop pairs in bursts of 1000 with a 1 ms sleep between, then
 //          "minflt F" (this thread's minor page faults over the loop, getrusage(RUSAGE_THREAD)):
 //          with the collector's look-ahead on, the pages of the record buffers are faulted in
@@ -318,6 +320,39 @@ int run_bracket(long ms) {
   return 0;
 }
 
+// A field of /proc/self/status in kB ("VmRSS", "VmHWM"), -1 if missing.
+long status_kb(const char* field) {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  long kb = -1;
+  const std::size_t n = std::strlen(field);
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, field, n) == 0 && line[n] == ':') kb = std::atol(line + n + 1);
+  }
+  std::fclose(f);
+  return kb;
+}
+
+// `spill N`: inside one range "outer" (open throughout, so its pop writes into the oldest
+// records' pages), N push/pop pairs named sp-a and sp-b in turn, as fast as they go. Prints
+// "rss_before_kb R" and "hwm_kb H" (this process's resident memory before the loop and its peak
+// after it): past a small AMDAHL_MEMORY_BUDGET_MB the records spill, and their pages must not
+// stay resident.
+int run_spill(long n) {
+  nvtxRangePushA("warm-up");
+  nvtxRangePop();
+  std::printf("rss_before_kb %ld\n", status_kb("VmRSS"));
+  nvtxRangePushA("outer");
+  for (long i = 0; i < n; ++i) {
+    nvtxRangePushA(i % 2 == 0 ? "sp-a" : "sp-b");
+    nvtxRangePop();
+  }
+  nvtxRangePop();
+  std::printf("hwm_kb %ld\n", status_kb("VmHWM"));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -328,6 +363,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "cpu") == 0) return run_cpu();
   if (std::strcmp(mode, "faults") == 0 && argc > 2) return run_faults(std::atol(argv[2]));
   if (std::strcmp(mode, "bracket") == 0 && argc > 2) return run_bracket(std::atol(argv[2]));
-  std::fprintf(stderr, "usage: nvtx_helper [full|fork|child|cpu|faults N|bracket MS]\n");
+  if (std::strcmp(mode, "spill") == 0 && argc > 2) return run_spill(std::atol(argv[2]));
+  std::fprintf(stderr, "usage: nvtx_helper [full|fork|child|cpu|faults N|bracket MS|spill N]\n");
   return 2;
 }
