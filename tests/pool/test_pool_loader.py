@@ -79,6 +79,24 @@ def main():
         check(not r["verdict"].startswith("unannotated"), "%s: verdict is not 'unannotated'" % name)
         return r
 
+    def other_fraction(path):
+        r = run_json([amdahl, "report", path])
+        return None if r is None else next(s["fraction"] for s in r["stages"] if s["name"] == "other")
+
+    def profile_steady(name, extra):
+        # A loaded machine stretches the Python between the ranges (scheduling delays land in
+        # `other`: CI once saw 5.3% for 1.3% unloaded, 3 runs in a row, steps at 21.6 ms median
+        # and 27.2 ms p95 for ~20 ms). So a profile whose `other` is over the bound is made
+        # again, up to twice, before report() checks it: a real regression fails all three.
+        path = profile(name, extra)
+        for _ in range(2):
+            other = other_fraction(path)
+            if other is None or other < 0.02:
+                break
+            print("     %s: other %.2f%%: profiled again (a loaded machine?)" % (name, 100 * other))
+            path = profile(name, extra)
+        return path
+
     def validate(what, base, improved, tol=0.10):
         v = run_json([amdahl, "validate", base, improved])
         check(v is not None, "%s: validate runs" % what)
@@ -102,8 +120,8 @@ def main():
 
     for mode, prefetch, whatif_extra in (("serial", "0", []), ("pipelined", "1", ["--prefetch", "1"])):
         print("== %s (--prefetch %s)" % (mode, prefetch))
-        p1 = profile(mode + "-pool1", ["--pool", "1", "--prefetch", prefetch])
-        p4 = profile(mode + "-pool4", ["--pool", "4", "--prefetch", prefetch])
+        p1 = profile_steady(mode + "-pool1", ["--pool", "1", "--prefetch", prefetch])
+        p4 = profile_steady(mode + "-pool4", ["--pool", "4", "--prefetch", prefetch])
         r1 = report(mode + "-pool1", p1)
         r4 = report(mode + "-pool4", p4)
         if r1 is not None and mode == "serial":  # (pipelined pool 1 is loader bound: never idle)
