@@ -118,7 +118,13 @@ TEST_CASE("spilled records do not stay resident: a fast writer's memory stays ne
   REQUIRE(before > 0);
   REQUIRE(hwm > 0);
   MESSAGE("resident before " << before / 1024 << " MB, peak " << hwm / 1024 << " MB");
+#if defined(__SANITIZE_THREAD__)
+  // TSan's shadow of every byte touched (~4x the 112 MB, never handed back) is in the peak: the
+  // bound says nothing there (822 MB measured). ASan's shadow is small enough (~14 MB growth).
+  MESSAGE("ThreadSanitizer build: the resident-memory bound is not checked");
+#else
   CHECK(hwm - before < 28 * 1024);  // 4 MB in memory + one 8 MiB run; 34 MB if chunk tails stay
+#endif
   const RecordSet rs = only_part(dir);
   REQUIRE(rs.ranges.size() == 2000002);  // warm-up, outer and the pairs
   CHECK(diag(rs, "collector.spilled_ranges") > 1900000);
