@@ -32,7 +32,8 @@ void visit_part_fields(Rec& r, F&& f, std::uint32_t version) {
   }
 }
 
-// A field's bytes as put() writes them.
+// A field's bytes, as every sink gets them (put() through a small buffer, or straight into the
+// sink's room).
 template <class T> char* put_raw(char* q, T v) {
   if constexpr (std::is_enum_v<T>) {
     return put_raw(q, static_cast<std::underlying_type_t<T>>(v));
@@ -68,16 +69,8 @@ class Encoder {
   Encoder(Sink& sink, std::uint32_t version) : sink_(sink), version_(version) {}
   std::uint32_t version() const { return version_; }
   template <class T> void put(T v) {
-    if constexpr (std::is_enum_v<T>) {
-      put(static_cast<std::underlying_type_t<T>>(v));
-    } else if constexpr (std::is_same_v<T, bool>) {
-      put(static_cast<std::uint8_t>(v ? 1 : 0));
-    } else {
-      static_assert(std::is_arithmetic_v<T>);
-      char b[sizeof(T)];
-      std::memcpy(b, &v, sizeof(T));  // x86-64 and aarch64 are little-endian
-      sink_.append(b, sizeof(T));
-    }
+    char b[field_bytes<T>()];
+    sink_.append(b, static_cast<std::size_t>(put_raw(b, v) - b));
   }
   void put_string(const std::string& s) {
     put(static_cast<std::uint32_t>(s.size()));

@@ -105,7 +105,7 @@ void spill_evict(void* addr, std::size_t bytes) noexcept {
 }
 
 void spill_evict_pages(void* begin, void* end) noexcept {
-  static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t page = page_size();
   const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) & ~(page - 1);
   const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) & ~(page - 1);
   if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
