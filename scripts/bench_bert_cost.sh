@@ -3,7 +3,7 @@
 # workloads/python/train_bert.py (fp32, batch 32, seq 128) unprofiled and under `amdahl profile`
 # with parts of the collector switched off, interleaved in rounds within one call.
 # Usage (GPU host, build first or carry build/): scripts/bench_bert_cost.sh
-# Env: BC_ROUNDS (2), BC_STEPS (300), BC_PACE (100: the program's ms/step per block of that many
+# Env: BC_ROUNDS (2), BC_ABBA (1: every other round runs the configs in reverse order), BC_STEPS (300), BC_PACE (100: the program's ms/step per block of that many
 # steps, to see where in the run a cost lands), BC_CONFIGS (comma list, default all below), OUT (profiles kept
 # there when set). Also: no-prefault (AMDAHL_PREFAULT=0), no-flush (AMDAHL_FLUSH_MS=0: no flusher
 # thread, no clock re-check), injected-only (no CUPTI, no hooks: the NVTX collector alone, which
@@ -14,12 +14,33 @@ A="${AMDAHL_BUILD_DIR:-$root/build}/bin/amdahl"
 if ls "$root"/.whl/*.whl >/dev/null 2>&1 && ! python3 -c "import nvtx" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/bc-site "$root"/.whl/*.whl && export PYTHONPATH=/tmp/bc-site
 fi
+# What each profile says of its own windows (the report's gpu_sampling) and CUPTI's diagnostics.
+selfcost() {
+  "$A" report --format json /tmp/bc.amdahl 2>/dev/null | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+g = j.get("gpu_sampling", {})
+out = []
+if "window_cost_share" in g:
+    out.append("windows_cost=%+.2f%% touched=%d (%.2f ms vs %.2f)" % (100 * g["window_cost_share"], g["touched_steps"],
+               g["touched_step_median_ms"], g["untouched_step_median_ms"]))
+out += ["%s=%s" % (x["key"], x["count"]) for x in j.get("diagnostics", []) if x["key"].startswith("cupti.")]
+print(" ".join(out))' 2>/dev/null
+}
+# The host steal time (the CPU a VM loses to its neighbours) over a run, in % of all CPU time.
+cpu_ticks() { awk '/^cpu /{t=0; for (i=2;i<=NF;i++) t+=$i; print $9, t}' /proc/stat; }
 S=(python3 "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check --pace-every "${BC_PACE:-100}")
 prof() { "$A" profile -o /tmp/bc.amdahl --force "$@" -- "${S[@]}"; }
 IFS=, read -r -a configs <<< "${BC_CONFIGS:-plain,default,no-torch,hooks-only,no-module-forward,no-optimizer,gpu-api-none,no-prefault,no-flush,no-range-cpu,injected-only,torch.profiler}"
 results=()
 for r in $(seq "${BC_ROUNDS:-2}"); do
-  for c in "${configs[@]}"; do
+  order=("${configs[@]}")
+  if [ "${BC_ABBA:-1}" = 1 ] && [ $((r % 2)) = 0 ]; then  # ABBA: every other round in reverse, so a drift within a round cancels
+    order=(); for ((i = ${#configs[@]} - 1; i >= 0; i--)); do order+=("${configs[i]}"); done
+  fi
+  for c in "${order[@]}"; do
+    read -r st0 tt0 < <(cpu_ticks)
+    rm -f /tmp/bc.amdahl
     case "$c" in
       plain) line=$("${S[@]}" 2>/dev/null) ;;
       default) line=$(prof 2>/dev/null) ;;
@@ -37,8 +58,9 @@ for r in $(seq "${BC_ROUNDS:-2}"); do
       torch.profiler) line=$(python3 "$root/scripts/kineto_wrap.py" /tmp/bc-kineto.json.gz "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check --pace-every "${BC_PACE:-100}" 2>/dev/null) ;;
       *) echo "unknown config $c"; continue ;;
     esac
+    read -r st1 tt1 < <(cpu_ticks)
     res="r$r $c: $(echo "$line" | grep -o 'ms_per_step=[0-9.]*' | head -1) $(echo "$line" | grep -o 'median10_ms=[0-9.]*' | head -1)"
-    echo "$res"
+    echo "$res steal=$(awk -v a=$((st1 - st0)) -v b=$((tt1 - tt0)) 'BEGIN{printf "%.1f%%", b > 0 ? 100 * a / b : 0}') $([ -f /tmp/bc.amdahl ] && selfcost)"
     results+=("$res")
     echo "   pace: $(echo "$line" | sed -n 's/.*pace_ms_per_step every [0-9]* steps: //p' | head -1)"
   done

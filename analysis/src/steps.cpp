@@ -124,16 +124,38 @@ double median_ms(std::vector<std::int64_t> d) {
 }
 
 // The run's step time over every step after its warm-up (sampled profiles: the host ranges of
-// the untraced steps are complete).
-void run_step_time(const std::vector<Interval>& steps, GpuSampling& g) {
+// the untraced steps are complete), and the windows' cost among those steps (GpuSampling).
+void run_step_time(const std::vector<Interval>& steps, const std::vector<Interval>& windows, GpuSampling& g) {
   std::vector<std::int64_t> d;
   for (const auto& s : steps) d.push_back(s.end_ns - s.start_ns);
-  g.run_warmup = auto_warmup(d);
-  d.erase(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(std::min(g.run_warmup, d.size())));
+  g.run_warmup = std::min(auto_warmup(d), d.size());
+  // A step is touched when it overlaps a window or is next to one that does.
+  std::vector<bool> touched(steps.size(), false);
+  for (const Interval& w : windows)
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (steps[i].start_ns <= w.end_ns && steps[i].end_ns >= w.start_ns) {
+        touched[i] = true;
+        if (i > 0) touched[i - 1] = true;
+        if (i + 1 < steps.size()) touched[i + 1] = true;
+      }
+  std::vector<std::int64_t> in, out;
   double sum = 0;
-  for (auto v : d) sum += static_cast<double>(v);
-  g.run_step_mean_ms = d.empty() ? 0 : sum / static_cast<double>(d.size()) / 1e6;
+  for (std::size_t i = g.run_warmup; i < steps.size(); ++i) {
+    sum += static_cast<double>(d[i]);
+    (touched[i] ? in : out).push_back(d[i]);
+  }
+  const std::size_t n = steps.size() - g.run_warmup;
+  d.erase(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(g.run_warmup));
+  g.run_step_mean_ms = n == 0 ? 0 : sum / static_cast<double>(n) / 1e6;
   g.run_step_median_ms = median_ms(d);
+  g.touched_steps = in.size();
+  if (!in.empty() && out.size() >= 10 && sum > 0) {
+    g.touched_step_median_ms = median_ms(in);
+    g.untouched_step_median_ms = median_ms(out);
+    double extra = 0;
+    for (const auto v : in) extra += static_cast<double>(v) - g.untouched_step_median_ms * 1e6;
+    g.window_cost_share = extra / sum;
+  }
 }
 
 }  // namespace
@@ -166,11 +188,13 @@ StepSelection select_steps(const Timeline& tl, std::optional<std::size_t> warmup
         for (const auto& grp : ws.groups) g.traced_steps += grp.size();
         g.run_steps = lane.steps.size();
         g.used_window = ws.chosen + 1;
-        run_step_time(lane.steps, g);
+        run_step_time(lane.steps, windows, g);
         sel.sampling = g;
         sel.notes.push_back(findings::SampledSteps{g.traced_steps, g.run_steps, g.windows, g.used_window,
                                                    candidates.size(), g.run_steps - g.run_warmup, g.run_step_mean_ms,
-                                                   g.run_step_median_ms});
+                                                   g.run_step_median_ms, g.touched_steps,
+                                                   g.touched_step_median_ms, g.untouched_step_median_ms,
+                                                   g.window_cost_share});
       }
     }
     sel.total_steps = candidates.size();

@@ -199,6 +199,7 @@ void part_hook(format::RecordSet& out) noexcept {
     if (g_state->control != nullptr) {  // sampled / FROM:TO windows: how often CUPTI really let go
       if (const auto n = g_state->control->detaches()) diags.emplace_back("cupti.detaches", n);
       if (const auto n = g_state->control->attaches()) diags.emplace_back("cupti.attaches", n);
+      if (const auto n = g_state->control->control_us()) diags.emplace_back("cupti.window_control_us", n);
     }
     for (const auto& [key, n] : diags) {
       format::DiagRec d;

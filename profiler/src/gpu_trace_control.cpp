@@ -1,9 +1,30 @@
 // The sampled-tracing state machine (see gpu_trace_control.hpp).
 #include "gpu_trace_control.hpp"
 
+#include <chrono>
+
 namespace amdahl::profiler {
 
+namespace {
+// Adds the time from its construction to its destruction to `total`.
+class Timed {
+ public:
+  explicit Timed(std::atomic<std::uint64_t>& total) noexcept : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~Timed() {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+    total_.fetch_add(static_cast<std::uint64_t>(ns > 0 ? ns : 0), std::memory_order_relaxed);
+  }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  std::atomic<std::uint64_t>& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+}  // namespace
+
 void TraceControl::open() noexcept {
+  const Timed timed(control_ns_);
   std::lock_guard<std::mutex> lock(mu_);
   switch (state_) {
     case TraceState::Idle:
@@ -32,6 +53,7 @@ void TraceControl::open() noexcept {
 }
 
 void TraceControl::close() noexcept {
+  const Timed timed(control_ns_);
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ != TraceState::Tracing) return;
   ops_.disable_tracing();
@@ -44,6 +66,7 @@ void TraceControl::close() noexcept {
 }
 
 void TraceControl::finish_detach() noexcept {
+  const Timed timed(control_ns_);
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ != TraceState::DetachPending) return;
   pending_.store(false, std::memory_order_release);

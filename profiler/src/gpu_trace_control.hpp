@@ -58,6 +58,9 @@ class TraceControl {
   TraceState state() const noexcept;
   std::uint32_t attaches() const noexcept { return attaches_.load(); }
   std::uint32_t detaches() const noexcept { return detaches_.load(); }
+  // Time spent opening, closing and detaching (attach, enable, the forced flush at the close,
+  // cuptiFinalize), in microseconds: the part of a window's cost that is not per launch.
+  std::uint64_t control_us() const noexcept { return control_ns_.load() / 1000; }
 
  private:
   void finish_detach() noexcept;
@@ -67,6 +70,7 @@ class TraceControl {
   TraceState state_;
   std::atomic<bool> pending_{false};
   std::atomic<std::uint32_t> attaches_{0}, detaches_{0};
+  std::atomic<std::uint64_t> control_ns_{0};
 };
 
 }  // namespace amdahl::profiler

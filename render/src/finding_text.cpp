@@ -168,13 +168,25 @@ std::string text(const IdleGpuHostBound& f) {
 }
 
 // --- the step selection --------------------------------------------------------------------------
+namespace {
+// What the trace windows cost the run, read from its own steps (GpuSampling::window_cost_share).
+std::string window_cost_text(const SampledSteps& f) {
+  if (!f.window_cost_share) return "";
+  const double pct = 100.0 * *f.window_cost_share;
+  return "; the " + n(f.touched_steps) + " steps in or next to a window took a median " +
+         detail::fixed(f.touched_median_ms, 1) + " ms against " + detail::fixed(f.untouched_median_ms, 1) +
+         " ms for the others, so tracing them added " + (pct < 0.05 ? std::string("nothing measurable") : "about " + detail::fixed(pct, 1) + "%") +
+         " to the run's step time (the windows' cost only, not the collector's cost between them)";
+}
+}  // namespace
 std::string text(const SampledSteps& f) {
   return "sampled GPU figures: GPU activity was traced for " + n(f.traced_steps) + " of " + n(f.run_steps) +
          " steps in " + n(f.windows) +
          " window(s) (amdahl profile --gpu-sample / --gpu-steps); the stage breakdown, GPU figures and step "
          "statistics come from window " + n(f.used_window) + " (its " + n(f.window_steps) +
          " steps, less the warm-up); over all " + n(f.steps_after_warmup) + " steps after the warm-up a step took " +
-         detail::fixed(f.step_mean_ms, 1) + " ms on average (median " + detail::fixed(f.step_median_ms, 1) + " ms)";
+         detail::fixed(f.step_mean_ms, 1) + " ms on average (median " + detail::fixed(f.step_median_ms, 1) + " ms)" +
+         window_cost_text(f);
 }
 std::string text(const OneStep&) { return "only one step: no warm-up excluded"; }
 std::string text(const SteadyState& f) {

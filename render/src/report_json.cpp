@@ -41,7 +41,12 @@ nlohmann::json report_to_json(const Report& r) {
     j["gpu_sampling"] = {{"windows", g.windows},           {"traced_steps", g.traced_steps},
                          {"run_steps", g.run_steps},       {"analysed_window", g.used_window},
                          {"run_warmup_steps", g.run_warmup}, {"run_step_mean_ms", g.run_step_mean_ms},
-                         {"run_step_median_ms", g.run_step_median_ms}};
+                         {"run_step_median_ms", g.run_step_median_ms}, {"touched_steps", g.touched_steps}};
+    if (g.window_cost_share) {
+      j["gpu_sampling"]["touched_step_median_ms"] = g.touched_step_median_ms;
+      j["gpu_sampling"]["untouched_step_median_ms"] = g.untouched_step_median_ms;
+      j["gpu_sampling"]["window_cost_share"] = *g.window_cost_share;
+    }
   }
   j["steady_state"] = {{"fill_steps", r.fill_steps}, {"drain_steps", r.drain_steps}};
   j["step_name"] = r.step_name;

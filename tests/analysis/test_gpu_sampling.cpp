@@ -109,6 +109,61 @@ TEST_CASE("sampled windows: the run's step time comes from every step, the break
   CHECK(r.gpu_sampling->run_step_median_ms == doctest::Approx(10.0));
 }
 
+TEST_CASE("sampled windows: the windows' cost is read from the run's own steps") {
+  // 60 steps of 10 ms; a window from step 20's start to step 25's start: its 5 steps take 16 ms
+  // (traced launches), step 25 takes 13 ms (the detach at its first launch). Touched: the steps
+  // overlapping the window (19..25, 19 and 25 meet its edges) and one either side (18, 26).
+  ProfileBuilder b;
+  double t = 0, on = 0, off = 0;
+  for (int i = 0; i < 60; ++i) {
+    const double d = (i >= 20 && i < 25) ? 16 : i == 25 ? 13 : 10;
+    if (i == 20) on = t;
+    if (i == 25) off = t;
+    b.range(1, "amdahl", "step", t, t + d);
+    b.stage(1, "cpu_preprocess", t, t + 3);
+    t += d;
+  }
+  b.mark(1, "gpu_trace_on", on, 20).mark(1, "gpu_trace_off", off, 25);
+  const Report r = analyze(b.profile, AnalysisOptions{});
+  REQUIRE(r.gpu_sampling);
+  const GpuSampling& g = *r.gpu_sampling;
+  REQUIRE(g.run_warmup < 18);
+  CHECK(g.touched_steps == 9);
+  CHECK(g.touched_step_median_ms == doctest::Approx(16.0));
+  CHECK(g.untouched_step_median_ms == doctest::Approx(10.0));
+  REQUIRE(g.window_cost_share);
+  const double all = 10.0 * static_cast<double>(60 - g.run_warmup) + 33.0;
+  CHECK(*g.window_cost_share == doctest::Approx(33.0 / all).epsilon(1e-6));
+  std::string note;
+  for (const auto& n : r.notes)
+    if (to_text(n).rfind("sampled GPU figures", 0) == 0) note = to_text(n);
+  INFO(note);
+  CHECK(note.find("the 9 steps in or next to a window took a median 16.0 ms against 10.0 ms for the others, "
+                  "so tracing them added about 5.") != std::string::npos);
+  const auto j = report_to_json(r);
+  CHECK(j["gpu_sampling"]["window_cost_share"].get<double>() == doctest::Approx(33.0 / all).epsilon(1e-6));
+
+  SUBCASE("windows that cost nothing say so; too few other steps give no figure") {
+    ProfileBuilder flat;
+    for (int i = 0; i < 60; ++i) flat.range(1, "amdahl", "step", 10.0 * i, 10.0 * i + 10).stage(1, "cpu_preprocess", 10.0 * i, 10.0 * i + 3);
+    flat.mark(1, "gpu_trace_on", 200, 20).mark(1, "gpu_trace_off", 250, 25);
+    const Report f = analyze(flat.profile, AnalysisOptions{});
+    REQUIRE(f.gpu_sampling);
+    REQUIRE(f.gpu_sampling->window_cost_share);
+    CHECK(*f.gpu_sampling->window_cost_share == doctest::Approx(0.0));
+    bool said = false;
+    for (const auto& n : f.notes) said |= to_text(n).find("so tracing them added nothing measurable") != std::string::npos;
+    CHECK(said);
+    ProfileBuilder few;
+    for (int i = 0; i < 12; ++i) few.range(1, "amdahl", "step", 10.0 * i, 10.0 * i + 10).stage(1, "cpu_preprocess", 10.0 * i, 10.0 * i + 3);
+    few.mark(1, "gpu_trace_on", 30, 3).mark(1, "gpu_trace_off", 80, 8);
+    const Report s2 = analyze(few.profile, AnalysisOptions{});
+    REQUIRE(s2.gpu_sampling);
+    CHECK_FALSE(s2.gpu_sampling->window_cost_share);
+    CHECK(report_to_json(s2)["gpu_sampling"].count("window_cost_share") == 0);
+  }
+}
+
 TEST_CASE("steps_in_windows: whole steps only, groups per window, the largest (later on a tie) chosen") {
   const std::vector<Interval> steps{{0, 10}, {10, 20}, {20, 30}, {30, 40}, {40, 50}, {50, 60}};
   const WindowSteps ws = steps_in_windows(steps, {{5, 30}, {30, 35}, {40, 60}});

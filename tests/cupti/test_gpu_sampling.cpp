@@ -5,7 +5,9 @@
 // CuptiActivityApi that logs every call the same way.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <limits>
+#include <thread>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,12 +23,13 @@ namespace {
 struct FakeCupti final : CuptiOps {
   std::string log;
   bool attach_ok = true, arm_ok = true, finalize_ok = true;
-  bool attach() override { log += "attach;"; return attach_ok; }
+  std::chrono::milliseconds attach_takes{0}, disable_takes{0}, finalize_takes{0};
+  bool attach() override { log += "attach;"; std::this_thread::sleep_for(attach_takes); return attach_ok; }
   void enable_tracing() override { log += "enable;"; }
-  void disable_tracing() override { log += "disable;"; }
+  void disable_tracing() override { log += "disable;"; std::this_thread::sleep_for(disable_takes); }
   bool arm_detach() override { log += "arm;"; return arm_ok; }
   void disarm_detach() override { log += "disarm;"; }
-  bool finalize() override { log += "finalize;"; return finalize_ok; }
+  bool finalize() override { log += "finalize;"; std::this_thread::sleep_for(finalize_takes); return finalize_ok; }
 };
 
 // The CUPTI calls of the activity orchestration, logged as FakeCupti logs CuptiOps's. Kinds by
@@ -291,6 +294,23 @@ TEST_CASE("state machine: close arms the detach, the next API exit finalizes, op
   c.on_api_exit();
   CHECK(c.detaches() == 2);
   CHECK(f.log == "enable;disable;arm;finalize;attach;enable;disable;arm;finalize;");
+}
+
+TEST_CASE("state machine: the time spent attaching, closing and detaching is summed") {
+  FakeCupti f;
+  f.attach_takes = std::chrono::milliseconds(30);
+  f.disable_takes = std::chrono::milliseconds(20);
+  f.finalize_takes = std::chrono::milliseconds(10);
+  TraceControl c(f, true);
+  CHECK(c.control_us() == 0);
+  c.on_api_exit();  // nothing pending: not timed as control
+  c.close();        // 20 ms (the flush)
+  c.on_api_exit();  // 10 ms (finalize)
+  const auto after_first = c.control_us();
+  CHECK(after_first >= 30'000);
+  CHECK(after_first < 1'000'000);
+  c.open();  // 30 ms (attach)
+  CHECK(c.control_us() >= after_first + 30'000);
 }
 
 TEST_CASE("state machine: a window that opens before any API call exits stays attached") {

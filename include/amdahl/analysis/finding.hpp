@@ -102,6 +102,10 @@ struct SampledSteps {
   std::size_t window_steps = 0;       // steps in the window used, warm-up included
   std::size_t steps_after_warmup = 0;  // of the whole run
   double step_mean_ms = 0, step_median_ms = 0;
+  // The windows' cost among those steps (GpuSampling::window_cost_share): unset when too few steps.
+  std::size_t touched_steps = 0;
+  double touched_median_ms = 0, untouched_median_ms = 0;
+  std::optional<double> window_cost_share;
 };
 // One step only: no warm-up excluded.
 struct OneStep {};

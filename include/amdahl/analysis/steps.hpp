@@ -25,6 +25,15 @@ struct GpuSampling {
   std::size_t used_window = 0;   // 1-based: the window analysed
   std::size_t run_warmup = 0;    // leading steps of the run left out of the run's step time
   double run_step_mean_ms = 0, run_step_median_ms = 0;  // every step after run_warmup
+  // The windows' own cost, read inside the run (no second run, so no host drift between runs):
+  // of the steps after run_warmup, those a window touches (the steps it holds, and one step
+  // either side: the attach as it opens, the detach at the first launch after it closes)
+  // against the others. window_cost_share: the touched steps' time over the others' median,
+  // summed, as a share of the time of all steps after run_warmup (negative within noise).
+  // Set only with at least one touched and 10 untouched steps after run_warmup.
+  std::size_t touched_steps = 0;
+  double touched_step_median_ms = 0, untouched_step_median_ms = 0;
+  std::optional<double> window_cost_share;
 };
 
 struct StepSelection {
