@@ -84,17 +84,20 @@ class Merger {
  public:
   Merger() : strings_(out_.strings) {}
 
-  // One part: checked, mapped (strings, pid) and appended; a bad part is left out and counted.
-  void add(const RecordSet& p) {
+  // One part: checked, mapped (strings, pid) and moved in (its records are taken: the first
+  // part's vectors become the merged ones, later parts' are appended and freed, so that a large
+  // run is not held twice); a bad part is left out and counted.
+  void add(RecordSet& p) {
+    const std::uint32_t pid = part_pid(p);
     try {
       check_part_records(p);  // decode_part checked parts read from files; this, parts built in memory
     } catch (const PartError& e) {
-      diag(part_pid(p), "merge.rejected_part", 1, std::string(e.what()) + "; the part is left out");
+      diag(pid, "merge.rejected_part", 1, std::string(e.what()) + "; the part is left out");
       return;
     }
     PartMap m = map_part(p);
     append(p, m);
-    if (m.bad_ids) diag(m.pid(part_pid(p)), "merge.bad_string_id", m.bad_ids, "string id outside its part's string table");
+    if (m.bad_ids) diag(m.pid(pid), "merge.bad_string_id", m.bad_ids, "string id outside its part's string table");
   }
 
   // The merged records, sorted by time, the merge's diagnostics last.
@@ -134,67 +137,26 @@ class Merger {
     return m;
   }
 
-  // The part's records with merged string ids and pids; range parents re-based.
-  void append(const RecordSet& p, PartMap& m) {
-    for (ProcessRec r : p.processes) {
+  // The part's records with merged string ids and pids, range parents re-based, taken from it.
+  void append(RecordSet& p, PartMap& m) {
+    const std::uint32_t pid = part_pid(p);
+    take(p.processes, out_.processes, [&](ProcessRec& r) {
       r.pid = m.pid(r.pid);
       r.command = m(r.command);
-      out_.processes.push_back(r);
-    }
-    for (ThreadRec r : p.threads) {
+    });
+    take(p.threads, out_.threads, [&](ThreadRec& r) {
       r.pid = m.pid(r.pid);
       r.name = m(r.name);
-      out_.threads.push_back(r);
-    }
-    for (CategoryRec r : p.categories) {
+    });
+    take(p.categories, out_.categories, [&](CategoryRec& r) {
       r.pid = m.pid(r.pid);
       r.domain = m(r.domain);
       r.name = m(r.name);
-      out_.categories.push_back(r);
-    }
-    append_ranges(p, m);
-    for (MarkRec r : p.marks) {
-      r.pid = m.pid(r.pid);
-      r.domain = m(r.domain);
-      r.name = m(r.name);
-      out_.marks.push_back(r);
-    }
-    for (ApiCallRec r : p.api_calls) {
-      r.pid = m.pid(r.pid);
-      r.name = m(r.name);
-      out_.api_calls.push_back(r);
-    }
-    for (GpuOpRec r : p.gpu_ops) {
-      r.pid = m.pid(r.pid);
-      r.name = m(r.name);
-      out_.gpu_ops.push_back(r);
-    }
-    for (SyncRec r : p.syncs) {
-      r.pid = m.pid(r.pid);
-      out_.syncs.push_back(r);
-    }
-    for (EventRecordRec r : p.event_records) {
-      r.pid = m.pid(r.pid);
-      out_.event_records.push_back(r);
-    }
-    for (DeviceRec r : p.devices) {
-      r.pid = m.pid(r.pid);
-      r.name = m(r.name);
-      out_.devices.push_back(r);
-    }
-    for (DiagRec r : p.diagnostics) {
-      r.pid = m.pid(r.pid);
-      r.key = m(r.key);
-      r.detail = m(r.detail);
-      out_.diagnostics.push_back(r);
-    }
-  }
-
-  void append_ranges(const RecordSet& p, PartMap& m) {
+    });
     const auto base = static_cast<std::int64_t>(out_.ranges.size());
     const auto n = static_cast<std::int64_t>(p.ranges.size());
     std::uint64_t bad_parents = 0;
-    for (RangeRec r : p.ranges) {
+    take(p.ranges, out_.ranges, [&](RangeRec& r) {
       r.pid = m.pid(r.pid);
       r.domain = m(r.domain);
       r.name = m(r.name);
@@ -204,13 +166,54 @@ class Merger {
       } else if (r.parent >= 0) {
         r.parent += base;
       }
-      out_.ranges.push_back(r);
+    });
+    if (bad_parents) diag(m.pid(pid), "merge.bad_parent", bad_parents, "range parent index outside its part");
+    take(p.marks, out_.marks, [&](MarkRec& r) {
+      r.pid = m.pid(r.pid);
+      r.domain = m(r.domain);
+      r.name = m(r.name);
+    });
+    take(p.api_calls, out_.api_calls, [&](ApiCallRec& r) {
+      r.pid = m.pid(r.pid);
+      r.name = m(r.name);
+    });
+    take(p.gpu_ops, out_.gpu_ops, [&](GpuOpRec& r) {
+      r.pid = m.pid(r.pid);
+      r.name = m(r.name);
+    });
+    take(p.syncs, out_.syncs, [&](SyncRec& r) { r.pid = m.pid(r.pid); });
+    take(p.event_records, out_.event_records, [&](EventRecordRec& r) { r.pid = m.pid(r.pid); });
+    take(p.devices, out_.devices, [&](DeviceRec& r) {
+      r.pid = m.pid(r.pid);
+      r.name = m(r.name);
+    });
+    take(p.diagnostics, out_.diagnostics, [&](DiagRec& r) {
+      r.pid = m.pid(r.pid);
+      r.key = m(r.key);
+      r.detail = m(r.detail);
+    });
+  }
+
+  // Each record of `from` rewritten in place, then moved to the end of `to`; `from` is left
+  // empty, its memory freed.
+  template <class Rec, class Rewrite>
+  static void take(std::vector<Rec>& from, std::vector<Rec>& to, Rewrite rewrite) {
+    for (Rec& r : from) rewrite(r);
+    if (to.empty()) {
+      to = std::move(from);
+    } else {
+      to.insert(to.end(), from.begin(), from.end());
     }
-    if (bad_parents) diag(m.pid(part_pid(p)), "merge.bad_parent", bad_parents, "range parent index outside its part");
+    std::vector<Rec>().swap(from);
   }
 
   // Ranges by start time; at equal starts, outer (smaller depth) first. Parents follow the move.
   void sort_ranges() {
+    const auto before = [](const RangeRec& x, const RangeRec& y) {
+      return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.depth < y.depth;
+    };
+    // One thread's part comes in this order already (pushes in time order, outer first).
+    if (std::is_sorted(out_.ranges.begin(), out_.ranges.end(), before)) return;
     std::vector<std::int64_t> perm(out_.ranges.size());
     std::iota(perm.begin(), perm.end(), std::int64_t{0});
     std::stable_sort(perm.begin(), perm.end(), [&](std::int64_t a, std::int64_t b) {
@@ -252,7 +255,7 @@ class Merger {
 
 }  // namespace
 
-RecordSet merge_parts(const std::vector<RecordSet>& parts) {
+RecordSet merge_parts(std::vector<RecordSet> parts) {
   Merger merger;
   for (const std::size_t pi : start_order(parts)) merger.add(parts[pi]);
   return merger.finish();

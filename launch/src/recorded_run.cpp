@@ -185,7 +185,8 @@ format::Profile record_run(const std::string& part_dir, const RunSetup& setup, c
   std::vector<Diag> diags;
   std::vector<RecordSet> parts = read_parts(part_dir, diags, on_warning);
   format::Profile profile;
-  profile.records = format::merge_parts(parts);
+  const std::size_t n_parts = parts.size();
+  profile.records = format::merge_parts(std::move(parts));
   RecordSet& rs = profile.records;
   bool main_part = false;
   for (const auto& p : rs.processes) main_part = main_part || p.pid == run.pid;
@@ -218,7 +219,7 @@ format::Profile record_run(const std::string& part_dir, const RunSetup& setup, c
   meta["start_ns"] = std::to_string(run.start_ns);
   meta["end_ns"] = std::to_string(run.end_ns);
   meta["wall_ns"] = std::to_string(run.end_ns - run.start_ns);
-  meta["parts"] = std::to_string(parts.size());
+  meta["parts"] = std::to_string(n_parts);
   meta["cwd"] = fs::current_path(ec).string();
   if (have_collector) meta["collector"] = setup.collector;
   meta["exit_hook"] = setup.exit_hook;

@@ -49,6 +49,6 @@ Profile load_profile(const std::string& path, const LoadOptions& options = {});
 
 // Merges per-process parts into one RecordSet with a single string table (ids remapped,
 // range parents re-based to indices in the merged vector).
-RecordSet merge_parts(const std::vector<RecordSet>& parts);
+RecordSet merge_parts(std::vector<RecordSet> parts);  // the parts' records are moved into the result
 
 }  // namespace amdahl::format
