@@ -109,6 +109,8 @@ model, cfg, path = sys.argv[1:4]
 r = json.load(open(path))
 s = r.get("gpu_sampling", {})
 extra = "steps=%s traced=%s/%s" % (r.get("steps"), s.get("traced_steps", "all"), s.get("run_steps", r.get("total_steps")))
+if "window_cost_share" in s:  # what the windows cost, from the run's own steps
+    extra += " windows_cost=%+.2f%%" % (100 * s["window_cost_share"])
 for st in r.get("stages", []):
     print("%s\t%s\t%s\t%.4f\t%s" % (model, cfg, st.get("name"), st.get("fraction", 0.0), extra))
 PY
