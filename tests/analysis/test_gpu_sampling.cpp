@@ -144,20 +144,21 @@ TEST_CASE("sampled windows: the windows' cost is read from the run's own steps")
   CHECK(j["gpu_sampling"]["window_cost_share"].get<double>() == doctest::Approx(33.0 / all).epsilon(1e-6));
 
   SUBCASE("windows that cost nothing say so; too few other steps give no figure") {
-    ProfileBuilder flat;
-    for (int i = 0; i < 60; ++i) flat.range(1, "amdahl", "step", 10.0 * i, 10.0 * i + 10).stage(1, "cpu_preprocess", 10.0 * i, 10.0 * i + 3);
-    flat.mark(1, "gpu_trace_on", 200, 20).mark(1, "gpu_trace_off", 250, 25);
-    const Report f = analyze(flat.profile, AnalysisOptions{});
+    // `steps` steps of 10 ms, a window over steps [on, off).
+    auto even = [](int steps, int on, int off) {
+      ProfileBuilder e;
+      for (int i = 0; i < steps; ++i) e.range(1, "amdahl", "step", 10.0 * i, 10.0 * i + 10).stage(1, "cpu_preprocess", 10.0 * i, 10.0 * i + 3);
+      e.mark(1, "gpu_trace_on", 10.0 * on, on).mark(1, "gpu_trace_off", 10.0 * off, off);
+      return analyze(e.profile, AnalysisOptions{});
+    };
+    const Report f = even(60, 20, 25);
     REQUIRE(f.gpu_sampling);
     REQUIRE(f.gpu_sampling->window_cost_share);
     CHECK(*f.gpu_sampling->window_cost_share == doctest::Approx(0.0));
     bool said = false;
     for (const auto& n : f.notes) said |= to_text(n).find("so tracing them added nothing measurable") != std::string::npos;
     CHECK(said);
-    ProfileBuilder few;
-    for (int i = 0; i < 12; ++i) few.range(1, "amdahl", "step", 10.0 * i, 10.0 * i + 10).stage(1, "cpu_preprocess", 10.0 * i, 10.0 * i + 3);
-    few.mark(1, "gpu_trace_on", 30, 3).mark(1, "gpu_trace_off", 80, 8);
-    const Report s2 = analyze(few.profile, AnalysisOptions{});
+    const Report s2 = even(12, 3, 8);
     REQUIRE(s2.gpu_sampling);
     CHECK_FALSE(s2.gpu_sampling->window_cost_share);
     CHECK(report_to_json(s2)["gpu_sampling"].count("window_cost_share") == 0);
