@@ -63,7 +63,7 @@ for r in $(seq "${BC_ROUNDS:-2}"); do
     # The fastest block of BC_PACE steps: a host that is at times slower (steal, neighbours)
     # only makes blocks slower, so the minimum is the run's pace without that noise.
     res="r$r $c: $(echo "$line" | grep -o 'ms_per_step=[0-9.]*' | head -1) $(echo "$line" | grep -o 'median10_ms=[0-9.]*' | head -1) min_block_ms=$(echo "$pace" | tr ' ' '\n' | grep . | sort -g | head -1)"
-    echo "$res steal=$(awk -v a=$((st1 - st0)) -v b=$((tt1 - tt0)) 'BEGIN{printf "%.1f%%", b > 0 ? 100 * a / b : 0}') $([ -f /tmp/bc.amdahl ] && selfcost)"
+    echo "$res steal=$(awk -v a=$((st1 - st0)) -v b=$((tt1 - tt0)) 'BEGIN{printf "%.1f%%", (b > 0 ? 100 * a / b : 0)}') $([ -f /tmp/bc.amdahl ] && selfcost)"
     results+=("$res")
     echo "   pace: $pace"
   done

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The collector's cost on a launch-bound model, measured in pairs that run at the same time
+# (issue 20): on a host with two GPUs, the unprofiled program on one GPU and the same program
+# under `amdahl profile` (the defaults) on the other, started together, so that whatever the
+# host does meanwhile (steal time, neighbours, clock changes) lands on both runs. The GPUs are
+# swapped every round, so a difference between the two cards cancels over an even number of
+# rounds. A/A rounds (unprofiled on both GPUs) first give the pairing's own noise floor.
+#
+# Why: the lent single-GPU hosts moved 12-35% between runs of one call (docs/benchmarks.md,
+# "Where BERT's +7.5% went"), so sequential rounds cannot resolve a 3% cost; runs side by side
+# share the host's state.
+#
+# Usage (a host with >= 2 GPUs, build first or carry build/): scripts/bench_bert_pair.sh
+# Env: BP_ROUNDS (4 A/B rounds), BP_AA (2 A/A rounds), BP_STEPS (1500), BP_PROFILE_ARGS (extra
+# `amdahl profile` options, e.g. "--gpu-steps all"), BP_GPUS ("0 1": the two device indices),
+# BP_PIN (1: each run on its own half of the CPUs, swapped with the GPUs), BP_CMD (the program,
+# default workloads/python/train_bert.py fp32; it must print ms_per_step=X), OUT (logs kept).
+set -u
+root="$(cd "$(dirname "$0")/.." && pwd)"
+A="${AMDAHL_BUILD_DIR:-$root/build}/bin/amdahl"
+[ -x "$A" ] || { echo "bench_bert_pair: no amdahl at $A (build first)" >&2; exit 2; }
+read -r g0 g1 <<< "${BP_GPUS:-0 1}"
+if [ -z "${BP_GPUS:-}" ]; then
+  n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  [ "$n" -ge 2 ] || { echo "bench_bert_pair: needs two GPUs (nvidia-smi lists ${n:-0}); on one GPU use scripts/bench_bert_cost.sh" >&2; exit 2; }
+fi
+if ls "$root"/.whl/*.whl >/dev/null 2>&1 && ! python3 -c "import nvtx" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/bp-site "$root"/.whl/*.whl && export PYTHONPATH=/tmp/bp-site
+fi
+if [ -n "${BP_CMD:-}" ]; then
+  read -r -a S <<< "$BP_CMD"
+else
+  S=(python3 "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BP_STEPS:-1500}" --no-sync-check --pace-every 100)
+fi
+read -r -a extra <<< "${BP_PROFILE_ARGS:-}"
+work="${OUT:-$(mktemp -d /tmp/bp.XXXXXX)}"
+mkdir -p "$work"
+ncpu=$(nproc)
+half=$((ncpu / 2))
+cpus() {  # the CPU list of half $1 (0 or 1)
+  if [ "$1" = 0 ]; then echo "0-$((half - 1))"; else echo "$half-$((ncpu - 1))"; fi
+}
+pin() {  # pin HALF CMD...: the command on that half of the CPUs when BP_PIN=1
+  local h=$1; shift
+  if [ "${BP_PIN:-1}" = 1 ] && [ "$half" -ge 1 ] && command -v taskset >/dev/null; then taskset -c "$(cpus "$h")" "$@"; else "$@"; fi
+}
+ms_of() { grep -o 'ms_per_step=[0-9.]*' "$1" | head -1 | cut -d= -f2; }
+windows_cost() {  # the profile's own figure for its windows (amdahl report's gpu_sampling)
+  "$A" report --format json "$1" 2>/dev/null | python3 -c '
+import json, sys
+g = json.load(sys.stdin).get("gpu_sampling", {})
+print("windows_cost=%+.2f%%" % (100 * g["window_cost_share"]) if "window_cost_share" in g else "")' 2>/dev/null
+}
+
+# One round: $1 = aa|ab, $2 = round number. Side 0 runs on GPU g0 and CPU half 0 in odd rounds,
+# swapped in even rounds. In an A/B round side 0 is unprofiled and side 1 profiled.
+results=()
+round() {
+  local kind=$1 r=$2 ga=$g0 gb=$g1 ha=0 hb=1
+  if [ $((r % 2)) = 0 ]; then ga=$g1 gb=$g0 ha=1 hb=0; fi
+  local la="$work/$kind$r.a.log" lb="$work/$kind$r.b.log" p="$work/$kind$r.amdahl"
+  CUDA_VISIBLE_DEVICES=$ga pin $ha "${S[@]}" > "$la" 2>&1 &
+  local pa=$!
+  if [ "$kind" = ab ]; then
+    CUDA_VISIBLE_DEVICES=$gb pin $hb "$A" profile -q -o "$p" --force "${extra[@]}" -- "${S[@]}" > "$lb" 2>&1 &
+  else
+    CUDA_VISIBLE_DEVICES=$gb pin $hb "${S[@]}" > "$lb" 2>&1 &
+  fi
+  local pb=$!
+  wait $pa; wait $pb
+  local a b
+  a=$(ms_of "$la"); b=$(ms_of "$lb")
+  if [ -z "$a" ] || [ -z "$b" ]; then
+    echo "$kind round $r: a run printed no ms_per_step (logs: $la, $lb)"; tail -n 3 "$la" "$lb"; return
+  fi
+  local line="$kind r$r: side0 GPU $ga ${a} ms/step, side1 GPU $gb ${b} ms/step"
+  [ "$kind" = ab ] && line="$line $(windows_cost "$p")"
+  echo "$line"
+  results+=("$kind $r $a $b")
+}
+
+echo "bench_bert_pair: ${S[*]}; GPUs $g0 $g1; CPUs $ncpu (pinned halves: ${BP_PIN:-1}); profile args: ${extra[*]:-(defaults)}"
+for r in $(seq "${BP_AA:-2}"); do round aa "$r"; done
+for r in $(seq "${BP_ROUNDS:-4}"); do round ab "$r"; done
+# Side 1 against side 0 per round; A/A rounds give the pairing's spread, A/B the cost.
+printf '%s\n' "${results[@]}" | python3 -c '
+import statistics as st, sys
+rows = [l.split() for l in sys.stdin if l.strip()]
+for kind, what in (("aa", "A/A (unprofiled on both: the pairing noise)"), ("ab", "A/B (profiled side against unprofiled)")):
+    x = [float(b) / float(a) - 1 for k, r, a, b in rows if k == kind]
+    if not x:
+        continue
+    line = "%s: %s -> mean %+.2f%%" % (what, " ".join("%+.1f%%" % (100 * v) for v in x), 100 * st.mean(x))
+    if len(x) > 1:
+        line += ", median %+.2f%%, standard error %.2f%%" % (100 * st.median(x), 100 * st.stdev(x) / len(x) ** 0.5)
+    print(line)
+'
