@@ -84,19 +84,26 @@ std::vector<Interval> gpu_trace_windows(const format::RecordSet& rs, std::uint32
     else if (off != format::kNoString && m.name == off) events.emplace_back(m.ts_ns, false);
   }
   std::sort(events.begin(), events.end());
+  // An "on" while a window is open changes nothing, so the windows never overlap.
+  constexpr std::int64_t open = std::numeric_limits<std::int64_t>::max();
   for (const auto& [t, opens] : events) {
-    if (opens) out.push_back({t, std::numeric_limits<std::int64_t>::max()});
-    else if (!out.empty() && out.back().end_ns == std::numeric_limits<std::int64_t>::max()) out.back().end_ns = t;
+    const bool is_open = !out.empty() && out.back().end_ns == open;
+    if (opens && !is_open) out.push_back({t, open});
+    else if (!opens && is_open) out.back().end_ns = t;
   }
   return out;
 }
 
 WindowSteps steps_in_windows(const std::vector<Interval>& steps, const std::vector<Interval>& windows) {
   WindowSteps out;
+  // Steps in start order (the timeline sorts them): each window looks only at the steps that
+  // start inside it, so many windows over many steps stay linear.
   for (const Interval& w : windows) {
     std::vector<Interval> g;
-    for (const Interval& s : steps)
-      if (s.start_ns >= w.start_ns && s.end_ns <= w.end_ns) g.push_back(s);
+    auto it = std::lower_bound(steps.begin(), steps.end(), w.start_ns,
+                               [](const Interval& s, std::int64_t t) { return s.start_ns < t; });
+    for (; it != steps.end() && it->start_ns <= w.end_ns; ++it)
+      if (it->end_ns <= w.end_ns) g.push_back(*it);
     if (g.empty()) continue;
     out.startup.push_back(!steps.empty() && w.start_ns < steps.front().start_ns);
     out.groups.push_back(std::move(g));
@@ -129,15 +136,19 @@ void run_step_time(const std::vector<Interval>& steps, const std::vector<Interva
   std::vector<std::int64_t> d;
   for (const auto& s : steps) d.push_back(s.end_ns - s.start_ns);
   g.run_warmup = std::min(auto_warmup(d), d.size());
-  // A step is touched when it overlaps a window or is next to one that does.
+  // A step is touched when it overlaps a window or is next to one that does. Steps come in
+  // start order and windows in time order without overlap (gpu_trace_windows), so one pass.
   std::vector<bool> touched(steps.size(), false);
-  for (const Interval& w : windows)
-    for (std::size_t i = 0; i < steps.size(); ++i)
-      if (steps[i].start_ns <= w.end_ns && steps[i].end_ns >= w.start_ns) {
-        touched[i] = true;
-        if (i > 0) touched[i - 1] = true;
-        if (i + 1 < steps.size()) touched[i + 1] = true;
-      }
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    while (j < windows.size() && windows[j].end_ns < steps[i].start_ns) ++j;
+    if (j == windows.size()) break;
+    if (windows[j].start_ns <= steps[i].end_ns) {
+      touched[i] = true;
+      if (i > 0) touched[i - 1] = true;
+      if (i + 1 < steps.size()) touched[i + 1] = true;
+    }
+  }
   std::vector<std::int64_t> in, out;
   double sum = 0;
   for (std::size_t i = g.run_warmup; i < steps.size(); ++i) {

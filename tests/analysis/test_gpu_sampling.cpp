@@ -165,6 +165,35 @@ TEST_CASE("sampled windows: the windows' cost is read from the run's own steps")
   }
 }
 
+TEST_CASE("trace windows: a repeated on or off changes nothing; many windows over many steps stay linear" *
+          doctest::timeout(20)) {
+  ProfileBuilder b;
+  for (int i = 0; i < 40; ++i) b.range(1, "amdahl", "step", 10.0 * i, 10.0 * i + 10).stage(1, "cpu_preprocess", 10.0 * i, 10.0 * i + 3);
+  // on at 100 and again at 150 (still open), off at 200, off again at 250 (none open).
+  b.mark(1, "gpu_trace_on", 100, 10).mark(1, "gpu_trace_on", 150, 15).mark(1, "gpu_trace_off", 200, 20);
+  b.mark(1, "gpu_trace_off", 250, 25);
+  const auto w = gpu_trace_windows(b.profile.records, 1);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].start_ns == ms(100));
+  CHECK(w[0].end_ns == ms(200));
+  const Report r = analyze(b.profile, AnalysisOptions{});
+  REQUIRE(r.gpu_sampling);
+  CHECK(r.gpu_sampling->windows == 1);
+  CHECK(r.gpu_sampling->traced_steps == 10);
+  CHECK(r.gpu_sampling->touched_steps == 14);  // steps 9..20 meet the window (12), 8 and 21 beside them
+
+  // 400 000 steps, a window over every other one: quadratic work (8e10 step-window pairs) would
+  // run for minutes.
+  std::vector<Interval> steps, windows;
+  for (std::int64_t i = 0; i < 400'000; ++i) {
+    steps.push_back({10 * i, 10 * i + 10});
+    if (i % 2 == 0) windows.push_back({10 * i, 10 * i + 10});
+  }
+  const WindowSteps ws = steps_in_windows(steps, windows);
+  CHECK(ws.groups.size() == 200'000);
+  for (const auto& g : ws.groups) REQUIRE(g.size() == 1);
+}
+
 TEST_CASE("steps_in_windows: whole steps only, groups per window, the largest (later on a tie) chosen") {
   const std::vector<Interval> steps{{0, 10}, {10, 20}, {20, 30}, {30, 40}, {40, 50}, {50, 60}};
   const WindowSteps ws = steps_in_windows(steps, {{5, 30}, {30, 35}, {40, 60}});

@@ -77,11 +77,12 @@ struct PipelineEdges {
 PipelineEdges pipeline_edges(const Timeline& timeline, std::size_t driving_lane, const std::vector<Interval>& steps);
 
 // The GPU trace windows of process `pid` (`gpu_trace_on` / `gpu_trace_off` marks in domain
-// amdahl, left by `amdahl profile --gpu-steps`), in time order; an open window ends at INT64_MAX.
-// Empty when GPU activity was collected throughout.
+// amdahl, left by `amdahl profile --gpu-steps`), in time order and never overlapping (an "on"
+// while a window is open, an "off" while none is, are ignored); an open window ends at
+// INT64_MAX. Empty when GPU activity was collected throughout.
 std::vector<Interval> gpu_trace_windows(const format::RecordSet& rs, std::uint32_t pid);
 
-// The steps of `steps` (sorted) that lie wholly inside a window, grouped by window (windows
+// The steps of `steps` (sorted by start) that lie wholly inside a window, grouped by window (windows
 // without a whole step are left out); and the index of the group the analysis uses: the one
 // with the most steps, the later on a tie, among the windows that open after the first step
 // starts -- a start-up window (`--gpu-sample` traces from CUDA's start to step SKIP) is used
