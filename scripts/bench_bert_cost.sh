@@ -14,19 +14,8 @@ A="${AMDAHL_BUILD_DIR:-$root/build}/bin/amdahl"
 if ls "$root"/.whl/*.whl >/dev/null 2>&1 && ! python3 -c "import nvtx" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/bc-site "$root"/.whl/*.whl && export PYTHONPATH=/tmp/bc-site
 fi
-# What each profile says of its own windows (the report's gpu_sampling) and CUPTI's diagnostics.
-selfcost() {
-  "$A" report --format json /tmp/bc.amdahl 2>/dev/null | python3 -c '
-import json, sys
-j = json.load(sys.stdin)
-g = j.get("gpu_sampling", {})
-out = []
-if "window_cost_share" in g:
-    out.append("windows_cost=%+.2f%% touched=%d (%.2f ms vs %.2f)" % (100 * g["window_cost_share"], g["touched_steps"],
-               g["touched_step_median_ms"], g["untouched_step_median_ms"]))
-out += ["%s=%s" % (x["key"], x["count"]) for x in j.get("diagnostics", []) if x["key"].startswith("cupti.")]
-print(" ".join(out))' 2>/dev/null
-}
+# What each profile says of its own windows and CUPTI's diagnostics.
+selfcost() { "$A" report --format json /tmp/bc.amdahl 2>/dev/null | python3 "$root/scripts/profile_self_cost.py" --diagnostics; }
 # The host steal time (the CPU a VM loses to its neighbours) over a run, in % of all CPU time.
 cpu_ticks() { awk '/^cpu /{t=0; for (i=2;i<=NF;i++) t+=$i; print $9, t}' /proc/stat; }
 S=(python3 "$root/workloads/python/train_bert.py" --precision fp32 --steps "${BC_STEPS:-300}" --no-sync-check --pace-every "${BC_PACE:-100}")

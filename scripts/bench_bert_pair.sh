@@ -46,10 +46,7 @@ pin() {  # pin HALF CMD...: the command on that half of the CPUs when BP_PIN=1
 }
 ms_of() { grep -o 'ms_per_step=[0-9.]*' "$1" | head -1 | cut -d= -f2; }
 windows_cost() {  # the profile's own figure for its windows (amdahl report's gpu_sampling)
-  "$A" report --format json "$1" 2>/dev/null | python3 -c '
-import json, sys
-g = json.load(sys.stdin).get("gpu_sampling", {})
-print("windows_cost=%+.2f%%" % (100 * g["window_cost_share"]) if "window_cost_share" in g else "")' 2>/dev/null
+  "$A" report --format json "$1" 2>/dev/null | python3 "$root/scripts/profile_self_cost.py"
 }
 
 # One round: $1 = aa|ab, $2 = round number. Side 0 runs on GPU g0 and CPU half 0 in odd rounds,

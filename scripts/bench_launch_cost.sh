@@ -12,12 +12,7 @@ A="${AMDAHL_BUILD_DIR:-$root/build}/bin/amdahl"
 S=(python3 "$root/scripts/launch_cost.py" --steps "${LC_STEPS:-2000}" --ops "${LC_OPS:-300}" --pace)
 prof() { "$A" profile -o /tmp/lc.amdahl --force "$@" -- "${S[@]}"; }
 diag() {  # the profile's own figure for its windows' cost and its CUPTI window counters
-  "$A" report --format json /tmp/lc.amdahl 2>/dev/null | python3 -c '
-import json, sys
-j = json.load(sys.stdin)
-g = j.get("gpu_sampling", {})
-w = ["windows_cost=%+.2f%%" % (100 * g["window_cost_share"])] if "window_cost_share" in g else []
-print(" ".join(w + ["%s=%s" % (x["key"], x["count"]) for x in j.get("diagnostics", []) if x["key"].startswith("cupti.")]))' 2>/dev/null
+  "$A" report --format json /tmp/lc.amdahl 2>/dev/null | python3 "$root/scripts/profile_self_cost.py" --diagnostics
 }
 IFS=, read -r -a configs <<< "${LC_CONFIGS:-plain,cupti-off,idle-attached,detached,sampled,traced-all}"
 for r in $(seq "${LC_ROUNDS:-4}"); do

@@ -155,9 +155,8 @@ void run_step_time(const std::vector<Interval>& steps, const std::vector<Interva
     sum += static_cast<double>(d[i]);
     (touched[i] ? in : out).push_back(d[i]);
   }
-  const std::size_t n = steps.size() - g.run_warmup;
   d.erase(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(g.run_warmup));
-  g.run_step_mean_ms = n == 0 ? 0 : sum / static_cast<double>(n) / 1e6;
+  g.run_step_mean_ms = d.empty() ? 0 : sum / static_cast<double>(d.size()) / 1e6;
   g.run_step_median_ms = median_ms(d);
   g.touched_steps = in.size();
   if (!in.empty() && out.size() >= 10 && sum > 0) {

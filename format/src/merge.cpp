@@ -96,7 +96,7 @@ class Merger {
       return;
     }
     PartMap m = map_part(p);
-    append(p, m);
+    append(p, pid, m);
     if (m.bad_ids) diag(m.pid(pid), "merge.bad_string_id", m.bad_ids, "string id outside its part's string table");
   }
 
@@ -137,9 +137,9 @@ class Merger {
     return m;
   }
 
-  // The part's records with merged string ids and pids, range parents re-based, taken from it.
-  void append(RecordSet& p, PartMap& m) {
-    const std::uint32_t pid = part_pid(p);
+  // The part's records (of process `pid`, part_pid) with merged string ids and pids, range
+  // parents re-based, taken from it.
+  void append(RecordSet& p, std::uint32_t pid, PartMap& m) {
     take(p.processes, out_.processes, [&](ProcessRec& r) {
       r.pid = m.pid(r.pid);
       r.command = m(r.command);
