@@ -80,7 +80,7 @@ std::vector<std::pair<Finding, std::string>> expected_sentences() {
       {IdleGpuHostBound{0.8, "gpu_compute", ShareOf::host_part, false, 0.6, 0.1, false},
        "host bound: the GPU is idle 80% of the window, so the host side holds the run; the largest host share is "
        "gpu_compute's host part (60% of the run); GPU compute holds 10% of the run on the critical path"},
-      {SampledSteps{10, 60, 3, 2, 10, 59, 10.04, 9.96},
+      {SampledSteps{10, 60, 3, 2, 10, 59, 10.04, 9.96, 0, 0, 0, std::nullopt},
        "sampled GPU figures: GPU activity was traced for 10 of 60 steps in 3 window(s) (amdahl profile --gpu-sample / "
        "--gpu-steps); the stage breakdown, GPU figures and step statistics come from window 2 (its 10 steps, less the "
        "warm-up); over all 59 steps after the warm-up a step took 10.0 ms on average (median 10.0 ms)"},

@@ -144,11 +144,11 @@ TEST_CASE("sampled windows: the windows' cost is read from the run's own steps")
   CHECK(j["gpu_sampling"]["window_cost_share"].get<double>() == doctest::Approx(33.0 / all).epsilon(1e-6));
 
   SUBCASE("windows that cost nothing say so; too few other steps give no figure") {
-    // `steps` steps of 10 ms, a window over steps [on, off).
-    auto even = [](int steps, int on, int off) {
+    // `steps` steps of 10 ms, a window over steps [first, last).
+    auto even = [](int steps, int first, int last) {
       ProfileBuilder e;
       for (int i = 0; i < steps; ++i) e.range(1, "amdahl", "step", 10.0 * i, 10.0 * i + 10).stage(1, "cpu_preprocess", 10.0 * i, 10.0 * i + 3);
-      e.mark(1, "gpu_trace_on", 10.0 * on, on).mark(1, "gpu_trace_off", 10.0 * off, off);
+      e.mark(1, "gpu_trace_on", 10.0 * first, first).mark(1, "gpu_trace_off", 10.0 * last, last);
       return analyze(e.profile, AnalysisOptions{});
     };
     const Report f = even(60, 20, 25);
