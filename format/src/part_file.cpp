@@ -2,6 +2,9 @@
 // tag, a count and the records' fields in visit_fields order (little-endian, fixed width).
 #include "amdahl/format/part_file.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -184,9 +187,79 @@ void encode_streamed(Encoder<Sink>& e, RecordSet& rs, const RangeStream& stream)
   encode_tail(e, rs);
 }
 
+// Where a decoder's bytes come from: a string in memory (decode_part), or a part file read
+// through a 1 MiB buffer (read_part), so a part of millions of ranges is never held as bytes
+// beside the records decoded from it. Both give read() exactly n bytes or throw "truncated".
+class MemorySource {
+ public:
+  explicit MemorySource(const std::string& b) : b_(b) {}
+  std::uint64_t size() const { return b_.size(); }
+  std::uint64_t pos() const { return pos_; }
+  void read(void* dst, std::size_t n) {
+    if (b_.size() - pos_ < n) throw PartError("part file is truncated");
+    std::memcpy(dst, b_.data() + pos_, n);
+    pos_ += n;
+  }
+
+ private:
+  const std::string& b_;
+  std::size_t pos_ = 0;
+};
+
+class FileSource {
+ public:
+  FileSource(InputFile& f, std::string path) : f_(f), path_(std::move(path)), buf_(new char[kBuf]) {}
+  // The size the file had when opened: a file that grows while read is cut there, one that
+  // shrinks ends early ("truncated").
+  std::uint64_t size() const { return f_.size(); }
+  std::uint64_t pos() const { return pos_; }
+  void read(void* dst, std::size_t n) {
+    if (static_cast<std::size_t>(end_ - cur_) >= n) {  // the hot path: one field from the buffer
+      std::memcpy(dst, cur_, n);
+      cur_ += n;
+      pos_ += n;
+      return;
+    }
+    char* out = static_cast<char*>(dst);
+    while (n > 0) {
+      if (cur_ == end_) refill();
+      const std::size_t k = std::min(n, static_cast<std::size_t>(end_ - cur_));
+      std::memcpy(out, cur_, k);
+      out += k;
+      cur_ += k;
+      pos_ += k;
+      n -= k;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kBuf = std::size_t{1} << 20;
+  void refill() {
+    const std::uint64_t left = f_.size() - filled_;
+    if (left == 0) throw PartError("part file is truncated");
+    for (;;) {
+      const ssize_t k = ::read(f_.fd(), buf_.get(), static_cast<std::size_t>(std::min<std::uint64_t>(left, kBuf)));
+      if (k < 0 && errno == EINTR) continue;
+      if (k < 0) throw PartError("cannot read " + path_ + ": " + std::strerror(errno));
+      if (k == 0) throw PartError("part file is truncated");  // shrunk while read
+      cur_ = buf_.get();
+      end_ = cur_ + k;
+      filled_ += static_cast<std::uint64_t>(k);
+      return;
+    }
+  }
+  InputFile& f_;
+  std::string path_;
+  std::unique_ptr<char[]> buf_;
+  const char* cur_ = nullptr;
+  const char* end_ = nullptr;
+  std::uint64_t pos_ = 0, filled_ = 0;
+};
+
+template <class Source>
 class Decoder {
  public:
-  explicit Decoder(const std::string& b) : b_(b) {}
+  explicit Decoder(Source& src) : src_(src) {}
   std::uint32_t version = 0;  // of the part being read (set after the header)
   template <class T> void get(T& v) {
     if constexpr (std::is_enum_v<T>) {
@@ -198,52 +271,38 @@ class Decoder {
       get(u);
       v = u != 0;
     } else {
-      need(sizeof(T));
-      std::memcpy(&v, b_.data() + pos_, sizeof(T));
-      pos_ += sizeof(T);
+      src_.read(&v, sizeof(T));
     }
   }
   std::string get_string() {
     std::uint32_t n = 0;
     get(n);
-    need(n);
-    std::string s = b_.substr(pos_, n);
-    pos_ += n;
+    if (n > left()) throw PartError("part file is truncated");
+    std::string s(n, '\0');
+    src_.read(s.data(), n);
     return s;
   }
   template <class Rec> void section(std::vector<Rec>& v, std::size_t min_bytes_per_record) {
     std::uint64_t n = 0;
     get(n);
-    if (n > (b_.size() - pos_) / min_bytes_per_record + 1) throw PartError("part file is corrupt: record count too large");
+    if (n > left() / min_bytes_per_record + 1) throw PartError("part file is corrupt: record count too large");
     v.resize(static_cast<std::size_t>(n));
     for (Rec& r : v) visit_part_fields(r, [this](auto& f) { get(f); }, version);
   }
-  void need(std::size_t n) const {
-    if (b_.size() - pos_ < n) throw PartError("part file is truncated");
-  }
-  std::size_t pos() const { return pos_; }
-  void skip(std::size_t n) { need(n); pos_ += n; }
+  std::uint64_t size() const { return src_.size(); }
 
  private:
-  const std::string& b_;
-  std::size_t pos_ = 0;
+  std::uint64_t left() const { return src_.size() - src_.pos(); }
+  Source& src_;
 };
 
-}  // namespace
-
-std::string encode_part(const RecordSet& rs, std::uint32_t version) {
-  if (version < 1 || version > kPartVersion) throw PartError("cannot write part version " + std::to_string(version));
-  StringSink sink;
-  Encoder<StringSink> e(sink, version);
-  encode_into(e, rs);
-  return std::move(sink.out);
-}
-
-RecordSet decode_part(const std::string& bytes) {
-  Decoder d(bytes);
-  if (bytes.size() < sizeof(kPartMagic) + 4 || std::memcmp(bytes.data(), kPartMagic, sizeof(kPartMagic)) != 0)
-    throw PartError("not an amdahl part file (bad magic)");
-  d.skip(sizeof(kPartMagic));
+template <class Source>
+RecordSet decode_from(Source& src) {
+  Decoder<Source> d(src);
+  char magic[sizeof(kPartMagic)] = {};
+  if (src.size() < sizeof(kPartMagic) + 4) throw PartError("not an amdahl part file (bad magic)");
+  src.read(magic, sizeof magic);
+  if (std::memcmp(magic, kPartMagic, sizeof(kPartMagic)) != 0) throw PartError("not an amdahl part file (bad magic)");
   std::uint32_t version = 0;
   d.get(version);
   if (version > kPartVersion)
@@ -259,7 +318,7 @@ RecordSet decode_part(const std::string& bytes) {
       case Tag::Strings: {
         std::uint64_t n = 0;
         d.get(n);
-        if (n > bytes.size()) throw PartError("part file is corrupt: string count too large");
+        if (n > d.size()) throw PartError("part file is corrupt: string count too large");
         rs.strings.reserve(static_cast<std::size_t>(n));
         for (std::uint64_t i = 0; i < n; ++i) rs.strings.push_back(d.get_string());
         break;
@@ -285,6 +344,21 @@ RecordSet decode_part(const std::string& bytes) {
       default: throw PartError("part file is corrupt: unknown section " + std::to_string(static_cast<int>(tag)));
     }
   }
+}
+
+}  // namespace
+
+std::string encode_part(const RecordSet& rs, std::uint32_t version) {
+  if (version < 1 || version > kPartVersion) throw PartError("cannot write part version " + std::to_string(version));
+  StringSink sink;
+  Encoder<StringSink> e(sink, version);
+  encode_into(e, rs);
+  return std::move(sink.out);
+}
+
+RecordSet decode_part(const std::string& bytes) {
+  MemorySource src(bytes);
+  return decode_from(src);
 }
 
 namespace {
@@ -343,13 +417,14 @@ bool write_part_streamed(RecordSet& rs, const RangeStream& ranges, const std::st
 }
 
 RecordSet read_part(const std::string& path) {
-  std::string bytes;
+  std::unique_ptr<InputFile> f;
   try {
-    bytes = read_input_file(path, "part file", kNoSizeLimit);  // regular files only: never a FIFO
+    f = std::make_unique<InputFile>(path, "part file", kNoSizeLimit);  // regular files only: never a FIFO
   } catch (const InputFileError& e) {
     throw PartError(e.what());
   }
-  return decode_part(bytes);
+  FileSource src(*f, path);
+  return decode_from(src);
 }
 
 }  // namespace amdahl::format

@@ -54,7 +54,8 @@ struct RangeStream {
 // failure.
 bool write_part_streamed(RecordSet& rs, const RangeStream& ranges, const std::string& path,
                          std::string* error) noexcept;
-// Reads a whole part file. Throws PartError.
+// Reads a part file, through a 1 MiB buffer (the bytes are never held whole beside the records).
+// Throws PartError, also for a file that shrinks while read ("truncated").
 RecordSet read_part(const std::string& path);
 
 }  // namespace amdahl::format
