@@ -214,6 +214,7 @@ class FileSource {
   std::uint64_t size() const { return f_.size(); }
   std::uint64_t pos() const { return pos_; }
   void read(void* dst, std::size_t n) {
+    if (n == 0) return;  // an empty string: no memcpy from a buffer not yet filled (null)
     if (static_cast<std::size_t>(end_ - cur_) >= n) {  // the hot path: one field from the buffer
       std::memcpy(dst, cur_, n);
       cur_ += n;
