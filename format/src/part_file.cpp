@@ -257,6 +257,14 @@ class FileSource {
   std::uint64_t pos_ = 0, filled_ = 0;
 };
 
+// The bytes one record of type Rec takes in a part of `version` (the fields that version has).
+template <class Rec> std::uint64_t part_record_bytes(std::uint32_t version) {
+  Rec r{};
+  std::uint64_t n = 0;
+  visit_part_fields(r, [&n](auto& f) { n += field_bytes<std::remove_cvref_t<decltype(f)>>(); }, version);
+  return n;
+}
+
 template <class Source>
 class Decoder {
  public:
@@ -283,12 +291,25 @@ class Decoder {
     src_.read(s.data(), n);
     return s;
   }
-  template <class Rec> void section(std::vector<Rec>& v, std::size_t min_bytes_per_record) {
+  // Records are fixed width at a given part version, so a section's count is checked against
+  // the bytes left before anything is allocated: a corrupt or hostile count can never ask for
+  // more memory than the file's records would take. Each record is decoded into a local and
+  // appended (one pass over the vector's memory, not a zero fill and then the fields).
+  template <class Rec> void section(std::vector<Rec>& v) {
     std::uint64_t n = 0;
     get(n);
-    if (n > left() / min_bytes_per_record + 1) throw PartError("part file is corrupt: record count too large");
-    v.resize(static_cast<std::size_t>(n));
-    for (Rec& r : v) visit_part_fields(r, [this](auto& f) { get(f); }, version);
+    const std::uint64_t per = part_record_bytes<Rec>(version);
+    if (n > left() / per)
+      throw PartError("part file is truncated: a section of " + std::to_string(n) + " records needs " +
+                      (n > ~std::uint64_t{0} / per ? std::string("more") : std::to_string(n * per)) +
+                      " bytes, " + std::to_string(left()) + " are left");
+    v.clear();
+    v.reserve(static_cast<std::size_t>(n));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      Rec r{};
+      visit_part_fields(r, [this](auto& f) { get(f); }, version);
+      v.push_back(r);
+    }
   }
   std::uint64_t size() const { return src_.size(); }
 
@@ -324,19 +345,19 @@ RecordSet decode_from(Source& src) {
         for (std::uint64_t i = 0; i < n; ++i) rs.strings.push_back(d.get_string());
         break;
       }
-      case Tag::Processes: d.section(rs.processes, 8); break;
-      case Tag::Threads: d.section(rs.threads, 8); break;
-      case Tag::Categories: d.section(rs.categories, 8); break;
-      case Tag::Ranges: d.section(rs.ranges, 8); break;
-      case Tag::Marks: d.section(rs.marks, 8); break;
-      case Tag::ApiCalls: d.section(rs.api_calls, 8); break;
-      case Tag::GpuOps: d.section(rs.gpu_ops, 8); break;
-      case Tag::Syncs: d.section(rs.syncs, 8); break;
-      case Tag::Devices: d.section(rs.devices, 8); break;
-      case Tag::Diagnostics: d.section(rs.diagnostics, 8); break;
+      case Tag::Processes: d.section(rs.processes); break;
+      case Tag::Threads: d.section(rs.threads); break;
+      case Tag::Categories: d.section(rs.categories); break;
+      case Tag::Ranges: d.section(rs.ranges); break;
+      case Tag::Marks: d.section(rs.marks); break;
+      case Tag::ApiCalls: d.section(rs.api_calls); break;
+      case Tag::GpuOps: d.section(rs.gpu_ops); break;
+      case Tag::Syncs: d.section(rs.syncs); break;
+      case Tag::Devices: d.section(rs.devices); break;
+      case Tag::Diagnostics: d.section(rs.diagnostics); break;
       case Tag::EventRecords:
         if (version < 2) throw PartError("part file is corrupt: unknown section 12");  // not in version 1
-        d.section(rs.event_records, 8);
+        d.section(rs.event_records);
         break;
       case Tag::End:
         if (rs.strings.empty() || !rs.strings[0].empty()) throw PartError("part file is corrupt: bad string table");

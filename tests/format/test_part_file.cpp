@@ -199,6 +199,29 @@ TEST_CASE("part file rejects bad bytes with PartError") {
   CHECK_THROWS_AS(encode_part(RecordSet{}, kPartVersion + 1), PartError);
 }
 
+TEST_CASE("a section count larger than the bytes left is refused before any allocation") {
+  // The ranges section's count is the first byte where the encodings of one and two ranges
+  // differ. Counts too large for the bytes left (by one record, or absurdly) are "truncated"
+  // at once, instead of a vector of up to 15 times the file's size being made first.
+  RecordSet one, two;
+  one.ranges.resize(1);
+  two.ranges.resize(2);
+  const std::string a = encode_part(one), b = encode_part(two);
+  std::size_t at = 0;
+  while (at < a.size() && a[at] == b[at]) ++at;
+  REQUIRE(at + 8 <= a.size());
+  const auto with_count = [&](std::uint64_t n) {
+    std::string bytes = a;
+    std::memcpy(bytes.data() + at, &n, sizeof n);
+    return bytes;
+  };
+  CHECK_NOTHROW(decode_part(with_count(1)));
+  for (std::uint64_t n : {std::uint64_t{2}, std::uint64_t{a.size() / 8}, std::uint64_t{1} << 40, ~std::uint64_t{0}}) {
+    CAPTURE(n);
+    CHECK_THROWS_WITH_AS(decode_part(with_count(n)), doctest::Contains("truncated: a section of"), PartError);
+  }
+}
+
 TEST_CASE("read_part streams a file larger than its 1 MiB buffer: same records as the bytes in memory") {
   // Fields, strings and sections fall across the buffer's edges: 40 000 ranges (about 4 MiB) and
   // one string of 1.5 MiB.
