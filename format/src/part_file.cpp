@@ -311,10 +311,9 @@ class Decoder {
       v.push_back(r);
     }
   }
-  std::uint64_t size() const { return src_.size(); }
+  std::uint64_t left() const { return src_.size() - src_.pos(); }
 
  private:
-  std::uint64_t left() const { return src_.size() - src_.pos(); }
   Source& src_;
 };
 
@@ -340,7 +339,9 @@ RecordSet decode_from(Source& src) {
       case Tag::Strings: {
         std::uint64_t n = 0;
         d.get(n);
-        if (n > d.size()) throw PartError("part file is corrupt: string count too large");
+        // Each string takes at least its 4-byte length: the count is bounded by the bytes left
+        // before the table is reserved (32 bytes a std::string).
+        if (n > d.left() / 4) throw PartError("part file is corrupt: string count too large");
         rs.strings.reserve(static_cast<std::size_t>(n));
         for (std::uint64_t i = 0; i < n; ++i) rs.strings.push_back(d.get_string());
         break;

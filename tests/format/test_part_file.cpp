@@ -220,6 +220,15 @@ TEST_CASE("a section count larger than the bytes left is refused before any allo
     CAPTURE(n);
     CHECK_THROWS_WITH_AS(decode_part(with_count(n)), doctest::Contains("truncated: a section of"), PartError);
   }
+  // The string table's count (after the magic, the version and its tag): each string has at
+  // least its 4-byte length.
+  REQUIRE(a[12] == 1);
+  for (std::uint64_t n : {std::uint64_t{a.size()} / 4, std::uint64_t{1} << 40}) {
+    CAPTURE(n);
+    std::string bytes = a;
+    std::memcpy(bytes.data() + 13, &n, sizeof n);
+    CHECK_THROWS_WITH_AS(decode_part(bytes), doctest::Contains("string count too large"), PartError);
+  }
 }
 
 TEST_CASE("read_part streams a file larger than its 1 MiB buffer: same records as the bytes in memory") {
