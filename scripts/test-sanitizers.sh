@@ -37,15 +37,13 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:re
 
 # -O1 -g1 (the sanitizers' own advice: -O1 keeps reports exact, line tables give file:line):
 # measured on the 2-core CI-sized machine, the largest source (analysis/src/restructure.cpp)
-# compiles in 46 s under ASan+UBSan against 92 s at RelWithDebInfo's default -O2 -g; most of
-# the difference is the full debug info. See docs/testing.md, "CI time".
+# compiles in 46 s under ASan+UBSan against 92 s at RelWithDebInfo's default -O2 -g (-O1 with
+# full -g: 71 s). See docs/reliability.md, "CI time".
 san_flags="-O1 -g1 -DNDEBUG"
 configure() {  # dir sanitizer
-  if [ ! -f "$1/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$1" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DAMDAHL_WITH_CUDA=OFF -DAMDAHL_SANITIZE="$2" >/dev/null
-  fi
-  cmake -S "$root" -B "$1" -DAMDAHL_WARNINGS_AS_ERRORS=$werror \
+  local first=()  # a new build folder: generator, build type, sanitizer
+  [ -f "$1/CMakeCache.txt" ] || first=("${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMDAHL_WITH_CUDA=OFF -DAMDAHL_SANITIZE="$2")
+  cmake -S "$root" -B "$1" "${first[@]}" -DAMDAHL_WARNINGS_AS_ERRORS=$werror \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$san_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$san_flags" >/dev/null
 }
 

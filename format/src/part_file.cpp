@@ -27,7 +27,7 @@ enum class Tag : std::uint8_t {
 // The fields of `r` that part version `version` has (fields.hpp; records without fields added
 // after version 1 have no version parameter).
 template <class Rec, class F>
-void visit_part_fields(Rec& r, F&& f, std::uint32_t version) {
+constexpr void visit_part_fields(Rec& r, F&& f, std::uint32_t version) {
   if constexpr (requires { visit_fields(r, f, version); }) {
     visit_fields(r, f, version);
   } else {
@@ -56,13 +56,16 @@ template <class T> constexpr std::size_t field_bytes() {
   else return sizeof(T);
 }
 
-// The most bytes a record of type Rec takes, at any part version (every field visited).
-template <class Rec> constexpr std::size_t encoded_size() {
+// The bytes one record of type Rec takes in a part of `version` (the fields that version has;
+// records are fixed width). The decoder checks a section's count with it.
+template <class Rec> constexpr std::uint64_t part_record_bytes(std::uint32_t version) {
   Rec r{};
-  std::size_t n = 0;
-  visit_fields(r, [&n](auto& f) { n += field_bytes<std::remove_cvref_t<decltype(f)>>(); });
+  std::uint64_t n = 0;
+  visit_part_fields(r, [&n](auto& f) { n += field_bytes<std::remove_cvref_t<decltype(f)>>(); }, version);
   return n;
 }
+// The most bytes a record of type Rec takes, at any part version (versions only add fields).
+template <class Rec> constexpr std::size_t encoded_size() { return part_record_bytes<Rec>(kPartVersion); }
 
 inline constexpr std::size_t kMaxRecordBytes = 256;
 
@@ -256,14 +259,6 @@ class FileSource {
   const char* end_ = nullptr;
   std::uint64_t pos_ = 0, filled_ = 0;
 };
-
-// The bytes one record of type Rec takes in a part of `version` (the fields that version has).
-template <class Rec> std::uint64_t part_record_bytes(std::uint32_t version) {
-  Rec r{};
-  std::uint64_t n = 0;
-  visit_part_fields(r, [&n](auto& f) { n += field_bytes<std::remove_cvref_t<decltype(f)>>(); }, version);
-  return n;
-}
 
 template <class Source>
 class Decoder {
