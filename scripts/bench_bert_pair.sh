@@ -10,20 +10,30 @@
 # "Where BERT's +7.5% went"), so sequential rounds cannot resolve a 3% cost; runs side by side
 # share the host's state.
 #
-# Usage (a host with >= 2 GPUs, build first or carry build/): scripts/bench_bert_pair.sh
+# On a host with one GPU both runs share it (BP_GPUS="0 0", chosen by itself there): each step is
+# then ~15-25% slower than alone (docs/benchmarks.md, "BERT's cost in pairs"), but the host's state
+# still lands on both runs, and the A/A rounds say what the sharing adds to the noise.
+#
+# Usage (build first or carry build/): scripts/bench_bert_pair.sh
 # Env: BP_ROUNDS (4 A/B rounds), BP_AA (2 A/A rounds), BP_STEPS (1500), BP_PROFILE_ARGS (extra
-# `amdahl profile` options, e.g. "--gpu-steps all"), BP_GPUS ("0 1": the two device indices),
+# `amdahl profile` options, e.g. "--gpu-steps all"; collector switches such as AMDAHL_CUPTI=0 go
+# in the environment, which only the profiled run reads), BP_GPUS ("0 1": the two device indices;
+# "0 0" on a one-GPU host),
 # BP_PIN (1: each run on its own half of the CPUs, swapped with the GPUs), BP_CMD (the program,
 # default workloads/python/train_bert.py fp32; it must print ms_per_step=X), OUT (logs kept).
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
 A="${AMDAHL_BUILD_DIR:-$root/build}/bin/amdahl"
 [ -x "$A" ] || { echo "bench_bert_pair: no amdahl at $A (build first)" >&2; exit 2; }
-read -r g0 g1 <<< "${BP_GPUS:-0 1}"
 if [ -z "${BP_GPUS:-}" ]; then
   n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-  [ "$n" -ge 2 ] || { echo "bench_bert_pair: needs two GPUs (nvidia-smi lists ${n:-0}); on one GPU use scripts/bench_bert_cost.sh" >&2; exit 2; }
+  case "$n" in
+    0|"") echo "bench_bert_pair: no GPU (nvidia-smi lists none)" >&2; exit 2 ;;
+    1) BP_GPUS="0 0"; echo "bench_bert_pair: one GPU: both runs share it" ;;
+    *) BP_GPUS="0 1" ;;
+  esac
 fi
+read -r g0 g1 <<< "$BP_GPUS"
 if ls "$root"/.whl/*.whl >/dev/null 2>&1 && ! python3 -c "import nvtx" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/bp-site "$root"/.whl/*.whl && export PYTHONPATH=/tmp/bp-site
 fi

@@ -2,7 +2,7 @@
 # One call on the GPU machine: build (or reuse a carried build), run the `gpu`-labelled tests,
 # then the benchmarks named as arguments (default: all), and leave every result under $OUT
 # (a summary, the full log and a tarball of reports/profiles: the device tool returns at most
-# 8 files). Usage: scripts/device-run.sh [tests] [profiles] [resnet50] [workloads] [overhead] [torch] [kineto] [dataloader] [implicit] [workers] [sampled] [nvtx]
+# 8 files). Usage: scripts/device-run.sh [tests] [profiles] [resnet50] [workloads] [overhead] [torch] [kineto] [dataloader] [implicit] [workers] [sampled] [bert_pair] [nvtx]
 # Each step runs under a time limit (STEP_TIMEOUT_<name> seconds, default 300); ARGS_<name> are
 # the bench script's arguments (nvtx: "2000000 3" and STRESS_N=0 unless set: pair cost only).
 set -uo pipefail
@@ -57,7 +57,7 @@ if want tests; then
 fi
 export STRESS_N="${STRESS_N:-0}"
 ARGS_nvtx="${ARGS_nvtx:-2000000 3}"
-for b in profiles resnet50 workloads overhead torch kineto dataloader implicit workers sampled nvtx; do
+for b in profiles resnet50 workloads overhead torch kineto dataloader implicit workers sampled bert_pair nvtx; do
   if want "$b" && [ -f "scripts/bench_$b.sh" ]; then
     echo "== bench $b ($(( $(date +%s) - t0 )) s)"
     limit_var="STEP_TIMEOUT_$b"
