@@ -6,19 +6,19 @@
 //   abort             ranges, one left open, then abort()
 //   host_handler      installs its own SIGSEGV handler (prints "host handler", _exit(42)) before
 //                     the first NVTX call, records ranges, then segfaults
-//   fork_exit         waits for its own flushed part (AMDAHL_FLUSH_MS > 0), forks (no exec) a child that records "child-r0".."child-r4", waits for its
-//                     first flushed part (when AMDAHL_FLUSH_MS > 0) and _exit(5)s; the parent
-//                     records "parent-r", waits, exits with the child's code + 10
-//   fork_kill         forks a child that records "child-r0".."child-r4", waits for its first
-//                     flushed part (when AMDAHL_FLUSH_MS > 0), tells the parent through a pipe
-//                     and sleeps; the parent then SIGKILLs it, records "parent-r" and exits 0
-// The child waits for its part instead of sleeping a fixed time: the flusher's interval grows
-// with the cost of a write (20x), which under the sanitizers outgrew the old 200-300 ms sleeps.
+//   fork_exit         waits for its own flushed part, forks (no exec) a child that records
+//                     "child-r0".."child-r4", waits for its own flushed part and _exit(5)s; the
+//                     parent records "parent-r", waits, exits with the child's code + 10
+//   fork_kill         the same up to the child's wait; the child then tells the parent through a
+//                     pipe and sleeps; the parent SIGKILLs it, records "parent-r" and exits 0
 //   exit_code N       ranges, then exit(N) through the normal path
 //   term              ranges, one left open ("open-at-term"), then SIGTERM to itself
 //   vfork_exit        ranges, then a vfork child that _exit(3)s at once (it shares the parent's
 //                     memory: the exit hook must not write there); the parent records
 //                     "parent-r" and exits with the child's code + 10
+// "Waits for its flushed part": with AMDAHL_FLUSH_MS > 0, until part-<pid>-*.amdpart is in
+// AMDAHL_PART_DIR (at most 30 s); with the flusher off, not at all. A fixed sleep was not enough:
+// the flusher's interval grows with the cost of a write (20x), and under ASan writes are slow.
 #include <nvtx3/nvToolsExt.h>
 #include <dirent.h>
 #include <signal.h>
