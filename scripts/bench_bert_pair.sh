@@ -101,4 +101,11 @@ for kind, what in (("aa", "A/A (unprofiled on both: the pairing noise)"), ("ab",
     if len(x) > 1:
         line += ", median %+.2f%%, standard error %.2f%%" % (100 * st.median(x), 100 * st.stdev(x) / len(x) ** 0.5)
     print(line)
+    # Side 1 runs on CPU half 1 (and GPU g1) in odd rounds, half 0 in even ones: a difference
+    # between the halves shows here, and cancels in the mean over an even number of rounds.
+    odd = [float(b) / float(a) - 1 for k, r, a, b in rows if k == kind and int(r) % 2 == 1]
+    even = [float(b) / float(a) - 1 for k, r, a, b in rows if k == kind and int(r) % 2 == 0]
+    if odd and even:
+        print("  side 1 on half 1 (odd rounds): mean %+.2f%%; on half 0 (even rounds): mean %+.2f%%"
+              % (100 * st.mean(odd), 100 * st.mean(even)))
 '
