@@ -94,7 +94,8 @@ printf '%s\n' "${results[@]}" | python3 -c '
 import statistics as st, sys
 rows = [l.split() for l in sys.stdin if l.strip()]
 for kind, what in (("aa", "A/A (unprofiled on both: the pairing noise)"), ("ab", "A/B (profiled side against unprofiled)")):
-    x = [float(b) / float(a) - 1 for k, r, a, b in rows if k == kind]
+    costs = [(int(r), float(b) / float(a) - 1) for k, r, a, b in rows if k == kind]
+    x = [c for _, c in costs]
     if not x:
         continue
     line = "%s: %s -> mean %+.2f%%" % (what, " ".join("%+.1f%%" % (100 * v) for v in x), 100 * st.mean(x))
@@ -103,8 +104,8 @@ for kind, what in (("aa", "A/A (unprofiled on both: the pairing noise)"), ("ab",
     print(line)
     # Side 1 runs on CPU half 1 (and GPU g1) in odd rounds, half 0 in even ones: a difference
     # between the halves shows here, and cancels in the mean over an even number of rounds.
-    odd = [float(b) / float(a) - 1 for k, r, a, b in rows if k == kind and int(r) % 2 == 1]
-    even = [float(b) / float(a) - 1 for k, r, a, b in rows if k == kind and int(r) % 2 == 0]
+    odd = [c for r, c in costs if r % 2 == 1]
+    even = [c for r, c in costs if r % 2 == 0]
     if odd and even:
         print("  side 1 on half 1 (odd rounds): mean %+.2f%%; on half 0 (even rounds): mean %+.2f%%"
               % (100 * st.mean(odd), 100 * st.mean(even)))

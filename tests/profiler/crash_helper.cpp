@@ -65,8 +65,8 @@ bool own_part_exists() {
   return found;
 }
 
-// With the flusher on (AMDAHL_FLUSH_MS > 0), waits until it has written this process's part,
-// at most 30 s (then the test reading the part says what is missing).
+// "Waits for its flushed part" of the modes above; after 30 s it gives up and the test reading
+// the parts says what is missing.
 void wait_for_flushed_part() {
   const char* ms = std::getenv("AMDAHL_FLUSH_MS");
   if (ms == nullptr || std::atoi(ms) <= 0) return;
